@@ -1,0 +1,228 @@
+"""Every error is ``application/problem+json`` (RFC 9457) with a stable machine ``code``.
+
+This module is the one place where errors become HTTP: DRF exceptions (the exception handler), rule errors
+from a ruleset (``ErrorKind`` → status, :data:`RULE_ERROR_STATUS`), the service's own :class:`Problem`, and
+Django-level failures outside DRF (unknown URLs, oversized or suspicious requests, 500s, NUL bytes).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
+from django.http import Http404, HttpRequest, HttpResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from games.rules.core import ErrorKind, RuleError
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+TYPE_PREFIX = "urn:goodcritters:problem:"
+
+# Rule errors map to HTTP here and nowhere else.
+RULE_ERROR_STATUS: dict[ErrorKind, int] = {
+    ErrorKind.INVALID: 422,
+    ErrorKind.CONFLICT: 409,
+    ErrorKind.FORBIDDEN: 403,
+}
+
+TITLES: dict[int, str] = {
+    400: "Bad request",
+    401: "Not authenticated",
+    403: "Forbidden",
+    404: "Not found",
+    405: "Method not allowed",
+    406: "Not acceptable",
+    409: "Conflict",
+    412: "Precondition failed",
+    413: "Request too large",
+    415: "Unsupported media type",
+    422: "Unprocessable content",
+    428: "Precondition required",
+    429: "Too many requests",
+    500: "Internal server error",
+    503: "Service unavailable",
+}
+
+
+class Problem(exceptions.APIException):
+    """A service error with a status, a stable code and optional extra members."""
+
+    def __init__(self, status_code: int, code: str, detail: str, **extra: Any) -> None:
+        super().__init__(detail=detail, code=code)
+        self.status_code = status_code
+        self.code = code
+        self.extra = extra
+        self.headers: dict[str, str] = {}
+
+
+def problem_body(
+    status_code: int, code: str, detail: str, instance: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "type": TYPE_PREFIX + code,
+        "title": TITLES.get(status_code, "Error"),
+        "status": status_code,
+        "detail": detail,
+        "instance": instance,
+        "code": code,
+    }
+    body.update(extra)
+    return body
+
+
+def rule_error_problem(exc: RuleError) -> tuple[int, dict[str, Any]]:
+    status_code = RULE_ERROR_STATUS[ErrorKind(exc.kind)]
+    extra: dict[str, Any] = {"kind": ErrorKind(exc.kind).value}
+    if exc.details:
+        extra["details"] = _jsonable(exc.details)
+    return status_code, problem_body(status_code, exc.code, exc.message, **extra)
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        return json.loads(json.dumps(value, default=str))
+    except (TypeError, ValueError):
+        return str(value)
+
+
+_DRF_CODES: dict[type[exceptions.APIException], str] = {
+    exceptions.ParseError: "malformed_request",
+    exceptions.NotAuthenticated: "not_authenticated",
+    exceptions.AuthenticationFailed: "authentication_failed",
+    exceptions.PermissionDenied: "permission_denied",
+    exceptions.NotFound: "not_found",
+    exceptions.MethodNotAllowed: "method_not_allowed",
+    exceptions.NotAcceptable: "not_acceptable",
+    exceptions.UnsupportedMediaType: "unsupported_media_type",
+    exceptions.Throttled: "throttled",
+}
+
+
+def _flatten_errors(detail: Any) -> Any:
+    """DRF's ErrorDetail tree → plain JSON (messages as strings)."""
+    if isinstance(detail, dict):
+        return {str(k): _flatten_errors(v) for k, v in detail.items()}
+    if isinstance(detail, list):
+        return [_flatten_errors(v) for v in detail]
+    return str(detail)
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    request = context.get("request")
+    instance = request.get_full_path() if request is not None else None
+    if isinstance(exc, RuleError):
+        status_code, body = rule_error_problem(exc)
+        body["instance"] = instance
+        return _problem_response(body, status_code)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = drf_exception_handler(exc, context)
+    if response is None or not isinstance(exc, exceptions.APIException):
+        return None  # a bug: Django's handler500 answers with a problem too
+    status_code = response.status_code
+    if isinstance(exc, Problem):
+        body = problem_body(status_code, exc.code, str(exc.detail), instance, **exc.extra)
+        for name, value in exc.headers.items():
+            response[name] = value
+    elif isinstance(exc, exceptions.ValidationError):
+        status_code = 422
+        errors = _flatten_errors(exc.detail)
+        if not isinstance(errors, dict):
+            errors = {"non_field_errors": errors if isinstance(errors, list) else [errors]}
+        body = problem_body(
+            status_code, "validation_error", "The request body is not valid.", instance, errors=errors
+        )
+    else:
+        code = _DRF_CODES.get(type(exc)) or str(getattr(exc, "default_code", "error"))
+        detail = exc.detail if isinstance(exc.detail, str) else json.dumps(_flatten_errors(exc.detail))
+        extra: dict[str, Any] = {}
+        wait = getattr(exc, "wait", None) if isinstance(exc, exceptions.Throttled) else None
+        if wait is not None:
+            extra["retry_after"] = int(wait + 0.999)
+        body = problem_body(status_code, code, str(detail), instance, **extra)
+    response.data = body
+    response.status_code = status_code
+    response.content_type = PROBLEM_CONTENT_TYPE
+    return response
+
+
+def _problem_response(body: dict[str, Any], status_code: int) -> Response:
+    response = Response(body, status=status_code)
+    response.content_type = PROBLEM_CONTENT_TYPE
+    return response
+
+
+def problem_http_response(
+    status_code: int, code: str, detail: str, request: HttpRequest | None
+) -> HttpResponse:
+    """A problem for plain Django views and handlers (outside DRF)."""
+    instance = None
+    if request is not None:
+        try:
+            instance = request.get_full_path()
+        except Exception:  # a path we cannot even render
+            instance = None
+        if instance is not None and "\x00" in instance:
+            instance = None
+    body = problem_body(status_code, code, detail, instance)
+    return HttpResponse(json.dumps(body), status=status_code, content_type=PROBLEM_CONTENT_TYPE)
+
+
+# --- Django handlers (ROOT_URLCONF handler400/403/404/500) ----------------------------------------
+def handler400(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if isinstance(exception, RequestDataTooBig):
+        return problem_http_response(413, "request_too_large", "The request body is too large.", request)
+    return problem_http_response(400, "bad_request", "The request could not be understood.", request)
+
+
+def handler403(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return problem_http_response(403, "permission_denied", "You may not do this.", request)
+
+
+def handler404(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return problem_http_response(404, "not_found", "There is nothing at this address.", request)
+
+
+def handler500(request: HttpRequest) -> HttpResponse:
+    return problem_http_response(500, "server_error", "Something went wrong on our side.", request)
+
+
+class RefuseNulBytesMiddleware:
+    """NUL bytes in the path or query string would reach PostgreSQL (a 500): refuse them with 400."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        raw_query = request.META.get("QUERY_STRING", "")
+        if (
+            "\x00" in request.path
+            or "\x00" in request.path_info
+            or "%00" in raw_query.lower()
+            or "\x00" in raw_query
+            or any("\x00" in k or any("\x00" in v for v in vs) for k, vs in request.GET.lists())
+        ):
+            return problem_http_response(400, "nul_byte", "NUL bytes are not allowed in URLs.", None)
+        return self.get_response(request)
+
+
+__all__ = [
+    "PROBLEM_CONTENT_TYPE",
+    "RULE_ERROR_STATUS",
+    "Problem",
+    "exception_handler",
+    "handler400",
+    "handler403",
+    "handler404",
+    "handler500",
+    "problem_body",
+    "rule_error_problem",
+    "status",
+]

@@ -1,0 +1,197 @@
+"""Settings, all from the environment (django-environ) with safe defaults. No secrets in the repo.
+
+Environment: DATABASE_URL, REDIS_URL (Celery broker and Django cache), SECRET_KEY (required unless DEBUG),
+DEBUG (default false), ALLOWED_HOSTS (comma-separated), CONN_MAX_AGE (seconds), THROTTLE_USER_RATE /
+THROTTLE_ANON_RATE (e.g. ``600/min``), CACHE_KEY_PREFIX, DATA_UPLOAD_MAX_MEMORY_SIZE (bytes).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+
+DEBUG: bool = env.bool("DEBUG", default=False)
+
+_secret = env.str("SECRET_KEY", default="")
+if not _secret:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set (a development default exists only with DEBUG=true)"
+        )
+    _secret = "django-insecure-dev-only-never-in-production"  # noqa: S105 - DEBUG only
+SECRET_KEY: str = _secret
+
+ALLOWED_HOSTS: list[str] = env.list(
+    "ALLOWED_HOSTS",
+    default=["localhost", "127.0.0.1", "[::1]", "testserver"] if DEBUG else ["localhost", "127.0.0.1"],
+)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "players",
+    "games",
+]
+
+MIDDLEWARE = [
+    "critters_api.problems.RefuseNulBytesMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "critters_api.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "critters_api.wsgi.application"
+ASGI_APPLICATION = "critters_api.asgi.application"
+
+DATABASES = {"default": env.db("DATABASE_URL", default="postgres://postgres@127.0.0.1:5432/critters")}
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+
+REDIS_URL: str = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
+
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="critters"),
+    }
+}
+
+AUTH_USER_MODEL = "players.Player"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "var" / "static"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"
+        if not DEBUG
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Requests: a command is a few hundred bytes; refuse anything much bigger (413 problem).
+DATA_UPLOAD_MAX_MEMORY_SIZE: int = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=64 * 1024)
+
+SESSION_COOKIE_SECURE = not DEBUG and env.bool("SECURE_COOKIES", default=False)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+
+# --- REST framework ----------------------------------------------------------------------------
+THROTTLE_USER_RATE: str = env.str("THROTTLE_USER_RATE", default="1200/min")
+THROTTLE_ANON_RATE: str = env.str("THROTTLE_ANON_RATE", default="120/min")
+
+REST_FRAMEWORK = {
+    # The token class first: an unauthenticated request gets 401 with a Bearer challenge, not 403.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "players.auth.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PARSER_CLASSES": ["critters_api.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_THROTTLE_CLASSES": ["critters_api.throttling.TokenRateThrottle"],
+    "DEFAULT_SCHEMA_CLASS": "critters_api.schema.AutoSchema",
+    "EXCEPTION_HANDLER": "critters_api.problems.exception_handler",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "URL_FORMAT_OVERRIDE": None,
+    "FORMAT_SUFFIX_KWARG": None,
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "GoodCritters play-by-web API",
+    "DESCRIPTION": (
+        "Event-sourced REST API for playing GoodCritters by web. Every error is `application/problem+json` "
+        "(RFC 9457) with a stable machine `code`. Authenticate with `Authorization: Bearer <token>`."
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "BotStrategyEnum": "games.services.BOT_STRATEGIES",
+        "GameStatusEnum": "games.models.GameStatus",
+    },
+    "APPEND_COMPONENTS": {},
+    "AUTHENTICATION_WHITELIST": ["players.auth.BearerTokenAuthentication"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "critters_api.schema.add_components",
+    ],
+}
+
+# --- Celery (broker on Redis, JSON only, late acks; deadlines live in PostgreSQL) ---------------
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TIMEZONE = "UTC"
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+
+# --- the service ---------------------------------------------------------------------------------
+FEED_MAX_WAIT_SECONDS: int = 30  # long-poll bound on ?wait= (a WSGI worker thread is held meanwhile)
+FEED_POLL_INTERVAL: float = env.float("FEED_POLL_INTERVAL", default=0.25)
+BOTS_MAX_STEPS: int = 5000  # bound on bot commands applied by one bots_play call
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {"django.request": {"level": "ERROR"}},
+}
+STATE_CACHE_SIZE: int = env.int("STATE_CACHE_SIZE", default=256)  # folded states kept per process (0: off)

@@ -1,0 +1,27 @@
+"""Settings for the test suite: the real settings, plus test-only safety nets (real PostgreSQL and Redis)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-used-anywhere-else-0123456789")
+# One cache namespace per run, so throttling buckets never leak between runs or xdist workers.
+os.environ.setdefault("CACHE_KEY_PREFIX", f"test-{uuid.uuid4().hex[:12]}")
+os.environ.setdefault("THROTTLE_USER_RATE", "100000/min")
+os.environ.setdefault("THROTTLE_ANON_RATE", "100000/min")
+
+from critters_api.settings import *  # noqa: F403
+from critters_api.settings import DATABASES, MIDDLEWARE
+
+# Django flushes the test database with TRUNCATE between transactional tests: allow exactly that
+# (UPDATE and DELETE stay refused; the trigger test switches this off to prove TRUNCATE is refused too).
+DATABASES["default"]["OPTIONS"] = {
+    **DATABASES["default"].get("OPTIONS", {}),
+    "options": "-c goodcritters.allow_event_truncate=on",
+}
+DATABASES["default"]["CONN_MAX_AGE"] = 0
+
+MIDDLEWARE = ["critters_api.testing.Record500Middleware", *MIDDLEWARE]
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+FEED_POLL_INTERVAL = 0.05

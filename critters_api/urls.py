@@ -1,0 +1,20 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from critters_api import health
+
+urlpatterns = [
+    path("healthz", health.healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    path("api/v1/", include("players.urls")),
+    path("api/v1/", include("games.api.urls")),
+]
+
+handler400 = "critters_api.problems.handler400"
+handler403 = "critters_api.problems.handler403"
+handler404 = "critters_api.problems.handler404"
+handler500 = "critters_api.problems.handler500"

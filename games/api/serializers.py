@@ -1,0 +1,220 @@
+"""Lobby inputs and the typed outputs of the games API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from critters_api.serializers import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictChoiceField,
+    StrictIntegerField,
+    StrictSerializer,
+)
+from games.models import GameStatus
+from games.rules.registry import RULESETS
+from games.services import BOT_STRATEGIES
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "additionalProperties": True,
+        "description": "The ruleset's options (GoodCritters: payoffs, boss_term_limit, fuzz_depth, "
+        "no_vote_rule, "
+        "shuffle_seats, timeout_action, deadlines {distribute, choose} in seconds). Unknown keys or "
+        "bad values "
+        "are refused with 422 `invalid_options`.",
+        "example": {
+            "payoffs": True,
+            "no_vote_rule": "russian",
+            "deadlines": {"choose": 600, "distribute": 300},
+        },
+    }
+)
+class OptionsField(serializers.JSONField):
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, dict):
+            raise serializers.ValidationError("Expected a JSON object.")
+        return data
+
+
+class OperatorSetupInput(StrictSerializer):
+    """Operators only: fix the seed and/or the deal and seat order. The game is then marked `fair: false`."""
+
+    seed = StrictCharField(
+        required=False, min_length=64, max_length=64, help_text="32 bytes as 64 hex digits (else random)."
+    )
+    seat_order = serializers.ListField(
+        child=StrictIntegerField(min_value=0, max_value=63),
+        required=False,
+        max_length=64,
+        help_text="Lobby seat indexes in the order they sit (seat 0 first).",
+    )
+    stashes = serializers.ListField(
+        child=serializers.ListField(child=StrictIntegerField(min_value=0, max_value=10_000), max_length=200),
+        required=False,
+        max_length=64,
+        help_text="The starting Stash (card ids) of each seat.",
+    )
+    pile = serializers.ListField(
+        child=StrictIntegerField(min_value=0, max_value=10_000),
+        required=False,
+        max_length=1000,
+        help_text="The deck order, top first.",
+    )
+    boss = StrictIntegerField(required=False, min_value=0, max_value=63, help_text="The first Boss's seat.")
+
+    def validate_seed(self, value: str) -> str:
+        try:
+            bytes.fromhex(value)
+        except ValueError as exc:
+            raise serializers.ValidationError("Not hex.") from exc
+        return value
+
+
+class GameCreateInput(StrictSerializer):
+    ruleset = StrictChoiceField(choices=sorted(RULESETS), default="goodcritters", required=False)
+    name = StrictCharField(max_length=100, required=False, allow_blank=True, default="")
+    seats = StrictIntegerField(min_value=1, max_value=64, help_text="How many seats (GoodCritters: 4 to 8).")
+    options = OptionsField(required=False, default=dict)
+    allow_spectators = StrictBooleanField(required=False, default=True)
+    join = StrictBooleanField(required=False, default=True, help_text="Take seat 0 yourself (default).")
+    bots = serializers.ListField(
+        child=StrictChoiceField(choices=list(BOT_STRATEGIES)),
+        required=False,
+        default=list,
+        max_length=64,
+        help_text="Bot seats to add now (by strategy). When every seat is taken the game starts at once.",
+    )
+    setup = OperatorSetupInput(required=False, help_text="Operators only.")
+
+
+class JoinInput(StrictSerializer):
+    seat = StrictIntegerField(
+        required=False,
+        min_value=0,
+        max_value=63,
+        allow_null=True,
+        help_text="A free lobby seat (else the first).",
+    )
+
+
+class BotInput(StrictSerializer):
+    strategy = StrictChoiceField(choices=list(BOT_STRATEGIES), default="sensible", required=False)
+    seat = StrictIntegerField(required=False, min_value=0, max_value=63, allow_null=True)
+
+
+class EmptyInput(StrictSerializer):
+    """No fields."""
+
+
+class SeatOutput(serializers.Serializer):
+    seat = serializers.IntegerField(help_text="Lobby seat before the start; the game's seat number after it.")
+    player = serializers.CharField(allow_null=True, help_text="Username (null for a bot).")
+    display_name = serializers.CharField()
+    bot = serializers.ChoiceField(choices=list(BOT_STRATEGIES), allow_null=True)
+
+
+class GameOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    ruleset = serializers.CharField()
+    status = serializers.ChoiceField(choices=GameStatus.choices)
+    creator = serializers.CharField()
+    seats = serializers.IntegerField()
+    taken = serializers.IntegerField()
+    players = SeatOutput(many=True)
+    your_seat = serializers.IntegerField(allow_null=True, required=False)
+    options = OptionsField()
+    allow_spectators = serializers.BooleanField()
+    fair = serializers.BooleanField(help_text="False when an operator fixed the seed, deck or seat order.")
+    version = serializers.IntegerField(help_text="The number of events in the game's log.")
+    waiting_step = serializers.CharField(allow_null=True)
+    deadline_at = serializers.DateTimeField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    ended_at = serializers.DateTimeField(allow_null=True)
+
+
+class GamePageOutput(serializers.Serializer):
+    next = serializers.URLField(allow_null=True, help_text="The next page (null on the last).")
+    previous = serializers.URLField(allow_null=True)
+    results = GameOutput(many=True)
+
+
+class WaitingOutput(serializers.Serializer):
+    step_no = serializers.IntegerField()
+    step = serializers.CharField()
+    seats = serializers.ListField(child=serializers.IntegerField(), help_text="Seats that still have to act.")
+    due_at = serializers.DateTimeField(allow_null=True)
+    you = serializers.BooleanField(help_text="Whether the game waits on you.")
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "additionalProperties": True,
+        "description": "The game as the viewer may see it (`ruleset.view_for`): the viewer's secrets only; "
+        "everything once the game is over.",
+    }
+)
+class ViewField(serializers.JSONField):
+    pass
+
+
+class ViewerStateOutput(serializers.Serializer):
+    game = GameOutput()
+    version = serializers.IntegerField()
+    viewer = serializers.IntegerField(allow_null=True, help_text="Your seat; null for a spectator.")
+    state = ViewField()
+    legal_commands = serializers.ListField(
+        child=serializers.CharField(), help_text="Command types you may send now."
+    )
+    waiting = WaitingOutput(allow_null=True)
+    over = serializers.BooleanField()
+    scores = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+
+
+@extend_schema_field({"$ref": "#/components/schemas/Event"})
+class EventField(serializers.JSONField):
+    pass
+
+
+class FeedItemOutput(serializers.Serializer):
+    seq = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    event = EventField()
+    hash = serializers.CharField(
+        allow_null=True, help_text="The event's chain hash (only once the game is over)."
+    )
+
+
+class FeedOutput(serializers.Serializer):
+    events = FeedItemOutput(many=True)
+    next_after = serializers.IntegerField(help_text="Pass as `after` to get the next events.")
+    version = serializers.IntegerField()
+    more = serializers.BooleanField(help_text="More events are already there (raise `limit` or ask again).")
+    over = serializers.BooleanField()
+    head_hash = serializers.CharField(
+        allow_null=True, help_text="The chain's head (only once the game is over)."
+    )
+
+
+class FeedQuery(serializers.Serializer):
+    after = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
+    limit = serializers.IntegerField(required=False, default=200, min_value=1, max_value=1000)
+    wait = serializers.FloatField(required=False, default=0, min_value=0, max_value=30)
+
+
+class GameListQuery(serializers.Serializer):
+    status = serializers.ChoiceField(choices=GameStatus.choices, required=False, default=GameStatus.OPEN)
+    ruleset = serializers.ChoiceField(choices=sorted(RULESETS), required=False)
+    free_seats = serializers.BooleanField(required=False, default=False)
+
+
+__all__ = ["OpenApiTypes"]

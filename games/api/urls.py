@@ -1,0 +1,21 @@
+from django.urls import path
+
+from . import views
+from .command_views import COMMAND_VIEWS
+
+urlpatterns = [
+    path("games", views.GamesView.as_view(), name="games"),
+    path("games/<int:game_id>", views.GameDetailView.as_view(), name="game"),
+    path("games/<int:game_id>/join", views.JoinView.as_view(), name="game-join"),
+    path("games/<int:game_id>/leave", views.LeaveView.as_view(), name="game-leave"),
+    path("games/<int:game_id>/bots", views.BotsView.as_view(), name="game-bots"),
+    path("games/<int:game_id>/start", views.StartView.as_view(), name="game-start"),
+    path("games/<int:game_id>/cancel", views.CancelView.as_view(), name="game-cancel"),
+    path("games/<int:game_id>/state", views.StateView.as_view(), name="game-state"),
+    path("games/<int:game_id>/events", views.EventsView.as_view(), name="game-events"),
+    path("me/games", views.MyGamesView.as_view(), name="my-games"),
+    *[
+        path(f"games/<int:game_id>/commands/{name}", view.as_view(), name=f"game-command-{name}")
+        for name, view in COMMAND_VIEWS
+    ],
+]

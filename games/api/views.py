@@ -1,0 +1,403 @@
+"""The games API: lobby, state, event feed and one endpoint per player command. Views are thin: parse, call
+one service or selector, serialize. A base class resolves the game and the caller's seat once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, F, QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.exceptions import NotFound
+from rest_framework.pagination import CursorPagination
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from critters_api.problems import Problem
+from games import selectors, services
+from games.models import Game, GameStatus
+from players.models import Player
+
+from . import examples
+from .serializers import (
+    BotInput,
+    EmptyInput,
+    FeedOutput,
+    FeedQuery,
+    GameCreateInput,
+    GameListQuery,
+    GameOutput,
+    GamePageOutput,
+    JoinInput,
+    ViewerStateOutput,
+)
+
+GAME_ID = OpenApiParameter("game_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The game's id.")
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="A unique key (1-255 printable ASCII characters) per intended command. A retry with the same "
+    "key returns the first response (status and body) with no second effect; the same key with another body "
+    "is a 422 `idempotency_key_reused`; while the first request is still running, 409 "
+    "`idempotency_key_in_use`.",
+)
+IF_MATCH = OpenApiParameter(
+    "If-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="The game's ETag: apply the command only if the game has not changed since (compared under "
+    "the game's lock); else 412 `precondition_failed` with nothing applied.",
+)
+IF_NONE_MATCH = OpenApiParameter(
+    "If-None-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="The ETag you have: 304 Not Modified (no body) when the game has not changed.",
+)
+ETAG = OpenApiParameter(
+    "ETag",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    response=[200, 201],
+    description="The game's entity tag: it changes with every change to the game.",
+)
+
+
+def _player(request: Request) -> Player:
+    user = request.user
+    assert isinstance(user, Player)
+    return user
+
+
+def _with_etag(response: Response, game: Game) -> Response:
+    response["ETag"] = game.etag
+    response["Vary"] = "Authorization, Cookie"
+    response["Cache-Control"] = "private, no-cache"
+    return response
+
+
+class GameCursorPagination(CursorPagination):
+    ordering = ("-created_at", "-id")
+    page_size = 20
+    page_size_query_param = "page_size"
+    max_page_size = 100
+    invalid_cursor_message = "Invalid cursor."
+
+    def decode_cursor(self, request: Request) -> Any:
+        try:
+            return super().decode_cursor(request)
+        except NotFound:
+            raise Problem(400, "invalid_cursor", "The cursor is not valid.") from None
+
+
+class GameView(APIView):
+    """Base for views on one game: resolves the game and the caller's view of it (a seat or spectator)."""
+
+    permission_classes = [IsAuthenticated]
+
+    def game_and_viewer(self, request: Request, game_id: int) -> tuple[Game, int | None]:
+        game = services.get_game(game_id)
+        viewer = services.viewer_for(game, _player(request))
+        return game, viewer
+
+
+# --------------------------------------------------------------------------------------------------
+# lobby
+# --------------------------------------------------------------------------------------------------
+class GamesView(APIView):
+    query_params_documented = True
+    permission_classes = [IsAuthenticated]
+    pagination_class = GameCursorPagination
+    problem_statuses = {"POST": (403,)}
+
+    @extend_schema(
+        operation_id="games_list",
+        summary="List games",
+        description="Games by status (default `open`: waiting for players), newest first, with cursor "
+        "pagination (`cursor` from `next`/`previous`). Filter by `ruleset`; `free_seats=true` keeps games "
+        "with a free seat.",
+        parameters=[
+            GameListQuery,
+            OpenApiParameter("cursor", OpenApiTypes.STR, description="The pagination cursor."),
+            OpenApiParameter("page_size", OpenApiTypes.INT, description="1 to 100 (default 20)."),
+        ],
+        responses={200: GamePageOutput},
+        examples=[examples.GAME_LIST],
+        tags=["lobby"],
+    )
+    def get(self, request: Request) -> Response:
+        query = GameListQuery(data=request.query_params)
+        if not query.is_valid():
+            raise Problem(400, "invalid_query", "Invalid query parameters.", errors=query.errors)
+        qs: QuerySet[Game] = Game.objects.filter(status=query.validated_data["status"]).select_related(
+            "creator"
+        )
+        if "ruleset" in query.validated_data:
+            qs = qs.filter(ruleset=query.validated_data["ruleset"])
+        if query.validated_data["free_seats"]:
+            qs = qs.annotate(n_taken=Count("seats")).filter(n_taken__lt=F("seat_count"))
+        if query.validated_data["status"] == GameStatus.RUNNING and not _player(request).is_staff:
+            qs = qs.filter(allow_spectators=True) | qs.filter(seats__player=_player(request))
+            qs = qs.distinct()
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(qs, request, view=self) or []
+        data = [selectors.game_public(g, player=_player(request)) for g in page]
+        return paginator.get_paginated_response(GameOutput(data, many=True).data)
+
+    @extend_schema(
+        operation_id="games_create",
+        summary="Create a game",
+        description="Open a new game. You take seat 0 unless `join` is false; `bots` adds bot seats. "
+        "The game "
+        "starts by itself when every seat is taken, or when you call `start`. Options the ruleset "
+        "refuses are a "
+        "422 `invalid_options`. Operators (staff) may pass `setup` (seed, deal, seat order): such a "
+        "game says "
+        "`fair: false`.",
+        request=GameCreateInput,
+        parameters=[ETAG],
+        responses={201: GameOutput},
+        examples=[examples.GAME_CREATE, examples.GAME],
+        tags=["lobby"],
+    )
+    def post(self, request: Request) -> Response:
+        data = GameCreateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        setup = None
+        if "setup" in v:
+            s = v["setup"]
+            deck = {k: s[k] for k in ("stashes", "pile", "boss") if k in s}
+            setup = services.OperatorSetup(
+                seed=bytes.fromhex(s["seed"]) if "seed" in s else None,
+                seat_order=tuple(s["seat_order"]) if "seat_order" in s else None,
+                deck=deck,
+            )
+        game = services.game_create(
+            creator=_player(request),
+            ruleset=v["ruleset"],
+            seats=v["seats"],
+            options=v["options"],
+            name=v["name"],
+            allow_spectators=v["allow_spectators"],
+            join=v["join"],
+            bots=v["bots"],
+            setup=setup,
+        )
+        if game.status == GameStatus.RUNNING and services.has_bots(game.pk):
+            services.bots_play(game.pk)
+            game.refresh_from_db()
+        return _with_etag(Response(selectors.game_public(game, player=_player(request)), status=201), game)
+
+
+class GameDetailView(GameView):
+    @extend_schema(
+        operation_id="games_retrieve",
+        summary="A game's public data",
+        description="Lobby data: seats and who sits there, options, status, `fair`, version.",
+        parameters=[GAME_ID, ETAG],
+        responses={200: GameOutput},
+        examples=[examples.GAME],
+        tags=["lobby"],
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        game, _viewer = self.game_and_viewer(request, game_id)
+        return _with_etag(Response(selectors.game_public(game, player=_player(request))), game)
+
+
+def _lobby_action(
+    operation_id: str,
+    summary: str,
+    description: str,
+    request_serializer: type[serializers.Serializer],
+    extra: tuple[int, ...] = (409,),
+    request_examples: list[OpenApiExample] | None = None,
+) -> Any:
+    return extend_schema(
+        operation_id=operation_id,
+        summary=summary,
+        description=description,
+        parameters=[GAME_ID, ETAG],
+        request=request_serializer,
+        responses={200: GameOutput},
+        examples=[*(request_examples or []), examples.GAME],
+        tags=["lobby"],
+    )
+
+
+class LobbyActionView(GameView):
+    problem_statuses = {"POST": (409,)}
+    input_class: type[serializers.Serializer] = EmptyInput
+
+    def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
+        raise NotImplementedError
+
+    def post(self, request: Request, game_id: int) -> Response:
+        data = self.input_class(data=request.data if request.data is not None else {})
+        data.is_valid(raise_exception=True)
+        game = self.act(request, game_id, dict(data.validated_data))
+        if game.status == GameStatus.RUNNING and services.has_bots(game.pk):
+            services.bots_play(game.pk)
+        game.refresh_from_db()
+        return _with_etag(Response(selectors.game_public(game, player=_player(request))), game)
+
+
+class JoinView(LobbyActionView):
+    input_class = JoinInput
+
+    @_lobby_action(
+        "games_join",
+        "Join a game",
+        "Take a free seat (`seat`) or the first free one. The game starts when the last seat is taken.",
+        JoinInput,
+        request_examples=[OpenApiExample("first free seat", value={}, request_only=True)],
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        return super().post(request, game_id)
+
+    def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
+        return services.game_join(game_id=game_id, player=_player(request), seat=data.get("seat"))
+
+
+class LeaveView(LobbyActionView):
+    @_lobby_action("games_leave", "Leave a game", "Give up your seat before the game starts.", EmptyInput)
+    def post(self, request: Request, game_id: int) -> Response:
+        return super().post(request, game_id)
+
+    def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
+        return services.game_leave(game_id=game_id, player=_player(request))
+
+
+class BotsView(LobbyActionView):
+    input_class = BotInput
+
+    @_lobby_action(
+        "games_bots_create",
+        "Add a bot seat",
+        "The creator adds a bot (strategy `random` or `sensible`) in a free seat (or the first free one).",
+        BotInput,
+        request_examples=[OpenApiExample("sensible bot", value={"strategy": "sensible"}, request_only=True)],
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        return super().post(request, game_id)
+
+    def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
+        return services.game_add_bot(
+            game_id=game_id,
+            by=_player(request),
+            strategy=data.get("strategy", "sensible"),
+            seat=data.get("seat"),
+        )
+
+
+class StartView(LobbyActionView):
+    @_lobby_action(
+        "games_start",
+        "Start a game",
+        "The creator starts the game with the seats taken now (at least the ruleset's minimum). The seed is "
+        "drawn now; only its commitment is public until the game ends.",
+        EmptyInput,
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        return super().post(request, game_id)
+
+    def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
+        return services.game_start(game_id=game_id, by=_player(request))
+
+
+class CancelView(LobbyActionView):
+    @_lobby_action(
+        "games_cancel", "Cancel a game", "The creator cancels a game that has not started.", EmptyInput
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        return super().post(request, game_id)
+
+    def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
+        return services.game_cancel(game_id=game_id, by=_player(request))
+
+
+# --------------------------------------------------------------------------------------------------
+# reads
+# --------------------------------------------------------------------------------------------------
+class StateView(GameView):
+    @extend_schema(
+        operation_id="games_state_retrieve",
+        summary="The game as you see it",
+        description="Your view of the game (your secrets only; spectators see the public facts; everything "
+        "once it is over), the commands you may send now, what the game waits on and its deadline, "
+        "the seat → "
+        "player mapping and the version. Send the ETag back as `If-None-Match` to get 304 when "
+        "nothing changed, "
+        "or as `If-Match` on a command.",
+        parameters=[GAME_ID, IF_NONE_MATCH, ETAG],
+        responses={
+            200: OpenApiResponse(ViewerStateOutput, description="The viewer's state."),
+            304: OpenApiResponse(description="Not modified (your ETag is current)."),
+        },
+        examples=[examples.VIEWER_STATE],
+        tags=["play"],
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        game, viewer = self.game_and_viewer(request, game_id)
+        inm = request.headers.get("If-None-Match")
+        if inm is not None and services.etag_matches(inm, game.etag):
+            return _with_etag(Response(status=304), game)
+        return _with_etag(Response(selectors.game_state(game, viewer)), game)
+
+
+class EventsView(GameView):
+    query_params_documented = True
+
+    @extend_schema(
+        operation_id="games_events_list",
+        summary="The game's event feed",
+        description="The game's events after `after` (a seq; 0 = from the start), at most `limit`, each "
+        "redacted for you (fields you may not see are null; nothing is skipped, so seqs have no gaps). With "
+        "`wait` (seconds, up to 30) and nothing new, the request waits for the next event instead of "
+        "returning "
+        "at once (long-poll; it holds a server thread, so keep waits short and repeat). Continue with "
+        "`after=next_after`.",
+        parameters=[GAME_ID, FeedQuery],
+        responses={200: FeedOutput},
+        examples=[examples.FEED],
+        tags=["play"],
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        query = FeedQuery(data=request.query_params)
+        if not query.is_valid():
+            raise Problem(400, "invalid_query", "Invalid query parameters.", errors=query.errors)
+        game, viewer = self.game_and_viewer(request, game_id)
+        q = query.validated_data
+        return _with_etag(
+            Response(selectors.feed(game, viewer, after=q["after"], limit=q["limit"], wait=q["wait"])), game
+        )
+
+
+class MyGamesView(APIView):
+    permission_classes = [IsAuthenticated]
+    pagination_class = GameCursorPagination
+
+    @extend_schema(
+        operation_id="me_games_list",
+        summary="Your games",
+        description="Games you have a seat in (any status), newest first, cursor-paginated.",
+        parameters=[
+            OpenApiParameter("cursor", OpenApiTypes.STR, description="The pagination cursor."),
+            OpenApiParameter("page_size", OpenApiTypes.INT, description="1 to 100 (default 20)."),
+        ],
+        responses={200: GamePageOutput},
+        examples=[examples.GAME_LIST],
+        tags=["play"],
+    )
+    def get(self, request: Request) -> Response:
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(selectors.my_games(_player(request)), request, view=self) or []
+        data = [selectors.game_public(g, player=_player(request)) for g in page]
+        return paginator.get_paginated_response(GameOutput(data, many=True).data)

@@ -1,0 +1,198 @@
+"""The contract between a ruleset (pure game logic) and the service that hosts it.
+
+Everything that *is the game* lives in a ruleset package (``games.rules.<slug>``): frozen dataclasses
+and pure functions, no Django, no I/O, no clock, no global random. The service (event store, HTTP API,
+timers, notifications) only ever talks to a ruleset through the :class:`Ruleset` protocol below, looked
+up by the game's ``ruleset`` slug in :mod:`games.rules.registry`.
+
+The shape is a Decider (J. Chassaing):
+
+* ``decide(state, command, ctx) -> list[Event]`` holds every rule and every check; it raises
+  :class:`RuleError` with a stable ``code`` when a command is not allowed.
+* ``evolve(state, event) -> State`` only applies facts and never rejects, never draws randomness.
+* State is always ``fold(evolve, initial_state(), events)``.
+
+Seats are integers ``0..n-1`` in clockwise order, fixed by the game's first event. A *viewer* is a seat
+number, or ``None`` for a spectator (no secrets at all). Once the game is terminal, every view is full.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from enum import Enum
+from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
+
+JSON: TypeAlias = dict[str, Any]
+"""A JSON object as produced by ``json.loads`` (and accepted by ``json.dumps``)."""
+
+Seat: TypeAlias = int
+Viewer: TypeAlias = int | None
+
+
+class ErrorKind(str, Enum):  # noqa: UP042
+    """How a rule error maps to HTTP (the mapping itself lives in one place in the API layer)."""
+
+    INVALID = "invalid"  # well-formed, but the rules forbid it as given (422)
+    CONFLICT = "conflict"  # not allowed in the game's current state: wrong step, game over (409)
+    FORBIDDEN = "forbidden"  # the acting seat may never do this (403)
+
+
+class RuleError(Exception):
+    """A command the rules refuse. ``code`` is stable and machine-readable (e.g. ``not_your_turn``)."""
+
+    kind: ErrorKind = ErrorKind.INVALID
+
+    def __init__(self, code: str, message: str, *, kind: ErrorKind | None = None, **details: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        if kind is not None:
+            self.kind = kind
+        self.details: dict[str, Any] = details
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.code!r}, {self.message!r})"
+
+
+class InvalidOptions(RuleError):
+    """A game option set that the ruleset refuses (unknown key, bad value, bad combination)."""
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__("invalid_options", message, kind=ErrorKind.INVALID, **details)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Context:
+    """What ``decide`` needs from the outside world, passed in so that the rules stay pure.
+
+    ``now`` is the (UTC, timezone-aware) time at which the service applies the command; it is used only
+    to write deadlines into events (and compare them). The game's secret seed is never passed here: it
+    arrives once, in the start command, and lives in the (server-side, redacted) first event.
+    """
+
+    now: datetime
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Waiting:
+    """Which step the game is waiting on, and for whom (inbox, timers, bots).
+
+    ``step_no`` increases every time a waiting step opens; a timer carries it and is a no-op if the game
+    has moved on. ``seats`` are the seats that still have to act for the step to close. ``due_at`` is the
+    deadline written into the log for this step, or ``None`` when the step has no deadline.
+    """
+
+    step_no: int
+    step: str
+    seats: frozenset[Seat]
+    due_at: datetime | None
+
+
+StateT = TypeVar("StateT")
+StateT_co = TypeVar("StateT_co", covariant=True)
+
+
+@runtime_checkable
+class Event(Protocol):
+    """A fact. Every event class has a stable ``TYPE`` name and a ``VERSION`` (schema version)."""
+
+    TYPE: str
+    VERSION: int
+
+
+@runtime_checkable
+class Command(Protocol):
+    """An intent. ``seat`` is the acting seat (set by the service from the caller, never by a client);
+    ``None`` means the system itself (start, deadline expiry)."""
+
+    TYPE: str
+
+
+class Ruleset(Protocol[StateT]):
+    """What the service needs from a game. One instance per ruleset, registered by ``slug``."""
+
+    slug: str
+    version: str  # changes whenever folding the same events could give a different state (cache key)
+
+    # --- options -----------------------------------------------------------------------------
+    def parse_options(self, raw: Mapping[str, Any]) -> Any:
+        """Validate a game's options (missing keys take defaults); raise :class:`InvalidOptions`."""
+        ...
+
+    def options_to_json(self, options: Any) -> JSON: ...
+
+    def seat_range(self) -> tuple[int, int]:
+        """(min, max) number of seats."""
+        ...
+
+    # --- the decider ---------------------------------------------------------------------------
+    def initial_state(self) -> StateT: ...
+
+    def decide(self, state: StateT, command: Command, ctx: Context) -> list[Event]: ...
+
+    def evolve(self, state: StateT, event: Event) -> StateT: ...
+
+    def fold(self, events: Iterable[Event], state: StateT | None = None) -> StateT: ...
+
+    def is_terminal(self, state: StateT) -> bool: ...
+
+    # --- serialization -------------------------------------------------------------------------
+    def event_to_json(self, event: Event) -> JSON:
+        """``{"type": TYPE, "v": VERSION, ...fields}``; round-trips through :meth:`event_from_json`."""
+        ...
+
+    def event_from_json(self, data: Mapping[str, Any]) -> Event: ...
+
+    def command_from_json(self, data: Mapping[str, Any], seat: Seat | None) -> Command:
+        """Build a command from ``{"type": TYPE, ...fields}`` for the acting ``seat``; raise
+        :class:`RuleError` (``invalid_command``) on unknown types, missing or ill-typed fields."""
+        ...
+
+    def command_to_json(self, command: Command) -> JSON: ...
+
+    def start_command(
+        self,
+        *,
+        players: Sequence[str],
+        creator: str | None,
+        options: Any,
+        seed: bytes,
+        setup: Mapping[str, Any] | None = None,
+    ) -> Command:
+        """The system command that starts a game: ``players`` are opaque ids in join order, ``seed`` is
+        32 secret random bytes from the service. ``setup`` (operators only) fixes the seat order and/or
+        the deck order explicitly; the resulting game is marked as not fairly shuffled."""
+        ...
+
+    def expire_command(self, step_no: int) -> Command:
+        """The system command a timer sends when the deadline of step ``step_no`` passes."""
+        ...
+
+    def bot_command(self, state: StateT, seat: Seat, *, strategy: str, salt: int) -> Command | None:
+        """A command for a bot in ``seat`` (``strategy``: ``random`` or ``sensible``), or ``None`` when it has
+        nothing to do now. Deterministic given ``salt``."""
+        ...
+
+    # --- reading -------------------------------------------------------------------------------
+    def waiting(self, state: StateT) -> Waiting | None:
+        """The step the game waits on now, or ``None`` (not started, or over)."""
+        ...
+
+    def legal_commands(self, state: StateT, seat: Seat) -> list[str]:
+        """Command ``TYPE`` names that ``seat`` may send now."""
+        ...
+
+    def view_for(self, state: StateT, viewer: Viewer) -> JSON:
+        """What ``viewer`` may see (RULES.md R8.3); the full state once the game is terminal."""
+        ...
+
+    def redact_event(self, event: Event, viewer: Viewer, *, terminal: bool) -> JSON:
+        """The event as ``viewer`` may see it (never omitted, so feeds have no gaps); unredacted when
+        ``terminal`` (the game is over: the whole record is public)."""
+        ...
+
+    def scores(self, state: StateT) -> Sequence[int] | None:
+        """Final score per seat once terminal, else ``None``."""
+        ...

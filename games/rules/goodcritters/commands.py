@@ -1,0 +1,216 @@
+"""Commands: what a seat (or the system, ``seat=None``) asks the game to do. Imperative names.
+
+``seat`` is set by the service from the authenticated player, never read from a client's JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cards import ACTIONS, BUNDLE_VISIBILITIES, PAYOFF_SIDES
+from .options import Options
+
+Cards = tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StartGame:
+    """System. ``players`` in join order; ``seed`` 32 secret bytes. Operator setup (the game is then not
+    fair): ``seats`` (player ids in seat order), ``stashes`` (card ids per seat) with ``pile`` (card ids top
+    first, The Fuzz! = 140 included), ``boss`` (first Boss seat)."""
+
+    TYPE = "StartGame"
+    seat: None
+    players: tuple[str, ...]
+    creator: str | None
+    options: Options
+    seed: bytes
+    seats: tuple[str, ...] | None = None
+    stashes: tuple[Cards, ...] | None = None
+    pile: Cards | None = None
+    boss: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExpireDeadline:
+    """System: the deadline of step ``step_no`` passed (stale or early: no events)."""
+
+    TYPE = "ExpireDeadline"
+    seat: None
+    step_no: int
+
+
+@dataclass(frozen=True, slots=True)
+class DistributeLoot:
+    """Step 2, the Boss: ``shares[seat]`` lists the face-up card ids for ``seat``; every card once (R2.2)."""
+
+    TYPE = "DistributeLoot"
+    seat: int | None
+    shares: tuple[Cards, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseAction:
+    """Step 3: guard | rob | skim | vote_no | vote_yes; changeable until the step closes (R2.3)."""
+
+    TYPE = "ChooseAction"
+    seat: int | None
+    action: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceThreat:
+    """Step 3: place or move the Threat marker in front of ``target`` (never oneself)."""
+
+    TYPE = "PlaceThreat"
+    seat: int | None
+    target: int
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveThreat:
+    TYPE = "RemoveThreat"
+    seat: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SetReady:
+    """Step 3: the public ready flag (R2.4); ``ready=True`` needs a chosen action."""
+
+    TYPE = "SetReady"
+    seat: int | None
+    ready: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class OfferPayoff:
+    """Step 3, Payoff rules: token 0|1, side yes|no, in front of ``target`` with a bundle (R6.1, R6.2).
+    Placing a token that is already out replaces its bundle."""
+
+    TYPE = "OfferPayoff"
+    seat: int | None
+    token: int
+    side: str
+    target: int
+    loot: Cards = ()
+    visibility: str = "open"
+    payoff_cards: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class WithdrawPayoff:
+    TYPE = "WithdrawPayoff"
+    seat: int | None
+    token: int
+
+
+@dataclass(frozen=True, slots=True)
+class GiveGift:
+    """Steps 2 and 3, Payoff rules: Loot and/or Payoff cards given outright (R6.4)."""
+
+    TYPE = "GiveGift"
+    seat: int | None
+    to: int
+    loot: Cards = ()
+    payoff_cards: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class OfferTrade:
+    """Steps 2 and 3, Payoff rules: exact cards given; Loot values and Payoff cards wanted (R6.4)."""
+
+    TYPE = "OfferTrade"
+    seat: int | None
+    to: int
+    give_loot: Cards = ()
+    give_payoff: int = 0
+    want_values: tuple[int, ...] = ()
+    want_payoff: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptTrade:
+    """The trade's target names the exact cards of theirs that match the wanted values."""
+
+    TYPE = "AcceptTrade"
+    seat: int | None
+    trade_id: int
+    loot: Cards = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DeclineTrade:
+    TYPE = "DeclineTrade"
+    seat: int | None
+    trade_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class WithdrawTrade:
+    TYPE = "WithdrawTrade"
+    seat: int | None
+    trade_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Resign:
+    """R7.4."""
+
+    TYPE = "Resign"
+    seat: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SendMessage:
+    """R6.5: public (``to`` None) or private to the seats in ``to``."""
+
+    TYPE = "SendMessage"
+    seat: int | None
+    text: str
+    to: tuple[int, ...] | None = None
+
+
+Command = (
+    StartGame
+    | ExpireDeadline
+    | DistributeLoot
+    | ChooseAction
+    | PlaceThreat
+    | RemoveThreat
+    | SetReady
+    | OfferPayoff
+    | WithdrawPayoff
+    | GiveGift
+    | OfferTrade
+    | AcceptTrade
+    | DeclineTrade
+    | WithdrawTrade
+    | Resign
+    | SendMessage
+)
+
+SYSTEM_COMMANDS: tuple[type[Command], ...] = (StartGame, ExpireDeadline)
+PLAYER_COMMANDS: tuple[type[Command], ...] = (
+    DistributeLoot,
+    ChooseAction,
+    PlaceThreat,
+    RemoveThreat,
+    SetReady,
+    OfferPayoff,
+    WithdrawPayoff,
+    GiveGift,
+    OfferTrade,
+    AcceptTrade,
+    DeclineTrade,
+    WithdrawTrade,
+    Resign,
+    SendMessage,
+)
+COMMAND_CLASSES: tuple[type[Command], ...] = SYSTEM_COMMANDS + PLAYER_COMMANDS
+
+FIELD_CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("ChooseAction", "action"): ACTIONS,
+    ("OfferPayoff", "side"): PAYOFF_SIDES,
+    ("OfferPayoff", "visibility"): BUNDLE_VISIBILITIES,
+}
+"""String fields of player commands that take one of a few values (the API turns them into enums)."""

@@ -1,0 +1,168 @@
+"""Game options: every optional rule of RULES.md and the play-by-web settings (R7).
+
+Defaults: the base game.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from games.rules.core import JSON, InvalidOptions
+
+from .cards import ACTIONS
+
+FUZZ_DEPTHS: Final[dict[str, tuple[float, float] | None]] = {
+    "standard": None,  # the R1.4 table
+    "short": (0.25, 0.50),  # R1.5
+    "long": (0.75, 1.00),
+}
+NO_VOTE_RULES: Final[tuple[str, ...]] = ("english", "russian")  # R4.3/R4.4 or R4.5
+TIMEOUT_ACTIONS: Final[tuple[str, ...]] = ("none", *ACTIONS)  # R7.3
+DEADLINE_STEPS: Final[tuple[str, ...]] = ("distribute", "choose")  # the steps that wait on players (R7.1)
+MAX_DEADLINE_SECONDS: Final[int] = 30 * 24 * 3600
+MAX_BOSS_TERM_LIMIT: Final[int] = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The validated options of one game (see ``games/rules/README.md`` for the JSON form)."""
+
+    payoffs: bool = False  # R1.7, R6
+    boss_term_limit: int | None = None  # R5.4 (the rulebook's optional rule uses 3)
+    fuzz_depth: str | tuple[float, float] = "standard"  # R1.5
+    no_vote_rule: str = "english"  # R4.5
+    shuffle_seats: bool = False  # R1.1
+    timeout_action: str = "none"  # R7.3
+    deadline_distribute: int | None = None  # seconds, R7.1
+    deadline_choose: int | None = None  # seconds, R7.1
+
+    def deadline(self, step: str) -> int | None:
+        return self.deadline_distribute if step == "distribute" else self.deadline_choose
+
+    def fuzz_span(self) -> tuple[float, float] | None:
+        """``None`` for the standard R1.4 split, else the ``(from, to)`` fractions of the pile."""
+        if isinstance(self.fuzz_depth, tuple):
+            return self.fuzz_depth
+        return FUZZ_DEPTHS[self.fuzz_depth]
+
+
+DEFAULT_OPTIONS: Final[Options] = Options()
+
+_KEYS: Final[tuple[str, ...]] = (
+    "payoffs",
+    "boss_term_limit",
+    "fuzz_depth",
+    "no_vote_rule",
+    "shuffle_seats",
+    "timeout_action",
+    "deadlines",
+)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _bool(raw: Mapping[str, Any], key: str) -> bool:
+    value = raw[key]
+    if not isinstance(value, bool):
+        raise InvalidOptions(f"option {key!r} must be true or false", key=key)
+    return value
+
+
+def _choice(raw: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> str:
+    value = raw[key]
+    if not isinstance(value, str) or value not in allowed:
+        raise InvalidOptions(f"option {key!r} must be one of {', '.join(allowed)}", key=key)
+    return value
+
+
+def _boss_term_limit(value: Any) -> int | None:
+    if value is None:
+        return None
+    if not _is_int(value) or not 1 <= value <= MAX_BOSS_TERM_LIMIT:
+        raise InvalidOptions(
+            f"option 'boss_term_limit' must be null or an integer from 1 to {MAX_BOSS_TERM_LIMIT}",
+            key="boss_term_limit",
+        )
+    return int(value)
+
+
+def _fuzz_depth(value: Any) -> str | tuple[float, float]:
+    if isinstance(value, str) and value in FUZZ_DEPTHS:
+        return value
+    message = (
+        "option 'fuzz_depth' must be 'standard', 'short', 'long' "
+        "or a [from, to] pair with 0 <= from <= to <= 1"
+    )
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        raise InvalidOptions(message, key="fuzz_depth")
+    low, high = value
+    for bound in (low, high):
+        if isinstance(bound, bool) or not isinstance(bound, int | float) or not math.isfinite(bound):
+            raise InvalidOptions(message, key="fuzz_depth")
+    if not 0 <= low <= high <= 1:
+        raise InvalidOptions(message, key="fuzz_depth")
+    return (float(low), float(high))
+
+
+def _deadlines(value: Any) -> tuple[int | None, int | None]:
+    if not isinstance(value, Mapping):
+        raise InvalidOptions("option 'deadlines' must be an object {step: seconds or null}", key="deadlines")
+    for step in value:
+        if step not in DEADLINE_STEPS:
+            raise InvalidOptions(
+                f"unknown step {step!r} in option 'deadlines' (steps: {', '.join(DEADLINE_STEPS)})",
+                key=f"deadlines.{step}",
+            )
+    out: list[int | None] = []
+    for step in DEADLINE_STEPS:
+        seconds = value.get(step)
+        if seconds is not None and (not _is_int(seconds) or not 1 <= seconds <= MAX_DEADLINE_SECONDS):
+            raise InvalidOptions(
+                f"option 'deadlines.{step}' must be null or whole seconds from 1 to {MAX_DEADLINE_SECONDS}",
+                key=f"deadlines.{step}",
+            )
+        out.append(seconds)
+    return out[0], out[1]
+
+
+def parse_options(raw: Mapping[str, Any] | None) -> Options:
+    """Validate a game's options; missing keys take the defaults (the base game)."""
+    if raw is None:
+        return DEFAULT_OPTIONS
+    if isinstance(raw, Options):
+        return raw
+    if not isinstance(raw, Mapping):
+        raise InvalidOptions("options must be a JSON object")
+    for key in raw:
+        if key not in _KEYS:
+            raise InvalidOptions(f"unknown option {key!r}", key=key)
+    distribute, choose = _deadlines(raw["deadlines"]) if "deadlines" in raw else (None, None)
+    return Options(
+        payoffs=_bool(raw, "payoffs") if "payoffs" in raw else False,
+        boss_term_limit=_boss_term_limit(raw.get("boss_term_limit")),
+        fuzz_depth=_fuzz_depth(raw["fuzz_depth"]) if "fuzz_depth" in raw else "standard",
+        no_vote_rule=_choice(raw, "no_vote_rule", NO_VOTE_RULES) if "no_vote_rule" in raw else "english",
+        shuffle_seats=_bool(raw, "shuffle_seats") if "shuffle_seats" in raw else False,
+        timeout_action=_choice(raw, "timeout_action", TIMEOUT_ACTIONS) if "timeout_action" in raw else "none",
+        deadline_distribute=distribute,
+        deadline_choose=choose,
+    )
+
+
+def options_to_json(options: Options) -> JSON:
+    """The full JSON form (every key, defaults included); ``parse_options`` reads it back."""
+    depth = options.fuzz_depth
+    return {
+        "payoffs": options.payoffs,
+        "boss_term_limit": options.boss_term_limit,
+        "fuzz_depth": list(depth) if isinstance(depth, tuple) else depth,
+        "no_vote_rule": options.no_vote_rule,
+        "shuffle_seats": options.shuffle_seats,
+        "timeout_action": options.timeout_action,
+        "deadlines": {"distribute": options.deadline_distribute, "choose": options.deadline_choose},
+    }

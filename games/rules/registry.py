@@ -1,0 +1,20 @@
+"""Rulesets by slug: the service looks a game's rules up here (``get_ruleset(game.ruleset)``)."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from games.rules.core import Ruleset
+from games.rules.goodcritters.ruleset import RULESET as GOODCRITTERS
+
+RULESETS: Final[dict[str, Ruleset[Any]]] = {
+    GOODCRITTERS.slug: GOODCRITTERS,
+}
+
+
+def get_ruleset(slug: str) -> Ruleset[Any]:
+    """The ruleset registered as ``slug``; ``KeyError`` if there is none."""
+    try:
+        return RULESETS[slug]
+    except KeyError:
+        raise KeyError(f"no ruleset {slug!r} (known: {', '.join(sorted(RULESETS))})") from None

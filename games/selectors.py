@@ -1,0 +1,142 @@
+"""Reads: the viewer's state and the event feed, always through the ruleset's redaction functions."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from django.conf import settings
+from django.db.models import QuerySet
+
+from players.models import Player
+
+from . import store
+from .models import Game, GameStatus, Seat
+from .services import load_state, ruleset_for
+
+Viewer = int | None
+
+
+def seats_public(game: Game) -> list[dict[str, Any]]:
+    """The seat → player mapping (lobby seats before the start; game seats after it)."""
+    seats = list(Seat.objects.filter(game=game).select_related("player").order_by("index"))
+    started = game.status != GameStatus.OPEN and all(s.position is not None for s in seats)
+    out = []
+    for s in sorted(seats, key=lambda s: s.position if started and s.position is not None else s.index):
+        out.append(
+            {
+                "seat": s.position if started else s.index,
+                "player": s.player.username if s.player else None,
+                "display_name": s.player.public_name if s.player else f"Bot {s.index} ({s.bot_strategy})",
+                "bot": s.bot_strategy or None,
+            }
+        )
+    return out
+
+
+def game_public(game: Game, *, player: Player | None = None) -> dict[str, Any]:
+    seats = seats_public(game)
+    you = None
+    if player is not None and player.is_authenticated:
+        mine = next((s for s in seats if s["player"] == player.username), None)
+        you = mine["seat"] if mine else None
+    return {
+        "id": game.pk,
+        "name": game.name,
+        "ruleset": game.ruleset,
+        "status": game.status,
+        "creator": game.creator.username,
+        "seats": game.seat_count,
+        "taken": len(seats),
+        "players": seats,
+        "your_seat": you,
+        "options": game.options,
+        "allow_spectators": game.allow_spectators,
+        "fair": game.fair,
+        "version": game.version,
+        "waiting_step": game.waiting_step or None,
+        "deadline_at": game.deadline_at,
+        "created_at": game.created_at,
+        "started_at": game.started_at,
+        "ended_at": game.ended_at,
+    }
+
+
+def viewer_state(game: Game, state: Any, viewer: Viewer) -> dict[str, Any]:
+    """What ``viewer`` sees of the game now (the body of state reads and command responses)."""
+    rs = ruleset_for(game)
+    started = game.version > 0
+    waiting = rs.waiting(state) if started else None
+    terminal = started and rs.is_terminal(state)
+    public = game_public(game)
+    public["your_seat"] = viewer
+    return {
+        "game": public,
+        "version": game.version,
+        "viewer": viewer,
+        "state": rs.view_for(state, viewer),
+        "legal_commands": rs.legal_commands(state, viewer) if viewer is not None and started else [],
+        "waiting": (
+            {
+                "step_no": waiting.step_no,
+                "step": waiting.step,
+                "seats": sorted(waiting.seats),
+                "due_at": waiting.due_at,
+                "you": viewer is not None and viewer in waiting.seats,
+            }
+            if waiting is not None
+            else None
+        ),
+        "over": terminal,
+        "scores": list(rs.scores(state) or []) if terminal else None,
+    }
+
+
+def game_state(game: Game, viewer: Viewer) -> dict[str, Any]:
+    return viewer_state(game, load_state(game), viewer)
+
+
+def feed(game: Game, viewer: Viewer, *, after: int, limit: int, wait: float = 0) -> dict[str, Any]:
+    """Events with ``seq > after`` as ``viewer`` may see them. With ``wait`` > 0 and nothing new, wait (poll
+    the game's version every FEED_POLL_INTERVAL) up to ``wait`` seconds for the next event."""
+    deadline = time.monotonic() + min(wait, settings.FEED_MAX_WAIT_SECONDS)
+    version = game.version
+    while version <= after and time.monotonic() < deadline:
+        time.sleep(settings.FEED_POLL_INTERVAL)
+        version = Game.objects.filter(pk=game.pk).values_list("version", flat=True).first() or 0
+    if version != game.version:
+        game.refresh_from_db()
+    rs = ruleset_for(game)
+    terminal = game.status == GameStatus.OVER
+    rows = store.load_stream(game.pk, after=after, limit=limit)
+    events = []
+    for row in rows:
+        event = rs.event_from_json(row.data)
+        events.append(
+            {
+                "seq": row.seq,
+                "created_at": row.created_at,
+                "event": rs.redact_event(event, viewer, terminal=terminal),
+                "hash": row.hash if terminal else None,
+            }
+        )
+    last = rows[-1].seq if rows else after
+    return {
+        "events": events,
+        "next_after": last,
+        "version": game.version,
+        "more": last < game.version,
+        "over": terminal,
+        # the hash chain is public once the game is over (a hash over low-entropy secrets could be
+        # brute-forced while it runs)
+        "head_hash": game.head_hash if terminal else None,
+    }
+
+
+def my_games(player: Player) -> QuerySet[Game]:
+    return (
+        Game.objects.filter(seats__player=player)
+        .select_related("creator")
+        .distinct()
+        .order_by("-created_at", "-id")
+    )

@@ -1,0 +1,630 @@
+"""The command service and the lobby: every write to a game goes through here.
+
+A command: lock the game row (``select_for_update`` inside ``transaction.atomic``; different games never wait
+on each other) → check ``If-Match`` inside the lock → load state (the fold of the log) → ``ruleset.decide`` →
+append with the expected version → ``transaction.on_commit`` hooks. The service is generic: it talks to the
+game only through the :class:`games.rules.core.Ruleset` protocol.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import secrets
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+from rest_framework.utils.encoders import JSONEncoder
+
+from critters_api.problems import Problem, rule_error_problem
+from games.rules.core import Context, RuleError, Ruleset, Viewer
+from games.rules.registry import RULESETS, get_ruleset
+from players.models import Player
+
+from . import statecache, store
+from .models import CommandResult, Event, Game, GameStatus, Seat
+
+logger = logging.getLogger(__name__)
+
+BOT_STRATEGIES: tuple[str, ...] = ("random", "sensible")
+
+
+# --------------------------------------------------------------------------------------------------
+# loading
+# --------------------------------------------------------------------------------------------------
+def ruleset_for(game: Game) -> Ruleset[Any]:
+    return get_ruleset(game.ruleset)
+
+
+def load_state(game: Game, ruleset: Ruleset[Any] | None = None) -> Any:
+    """The game's state: the fold of its whole log (continued from a cached fold of a prefix of the same
+    chain when there is one, see :mod:`games.statecache`)."""
+    rs = ruleset or ruleset_for(game)
+    entry = statecache.get(game.pk) if statecache.size() > 0 else None
+    if entry is not None and entry.ruleset_version == rs.version and entry.version <= game.version:
+        if entry.version == game.version and entry.head_hash == game.head_hash:
+            return entry.state
+        rows = list(
+            Event.objects.filter(game_id=game.pk, seq__gt=entry.version)
+            .order_by("seq")
+            .values_list("seq", "prev_hash", "hash", "data")
+        )
+        if rows and rows[0][0] == entry.version + 1 and rows[0][1] == entry.head_hash:
+            state = rs.fold((rs.event_from_json(row[3]) for row in rows), entry.state)
+            remember_state(game.pk, rs, rows[-1][0], rows[-1][2], state)
+            return state
+    full = list(Event.objects.filter(game_id=game.pk).order_by("seq").values_list("seq", "hash", "data"))
+    state = rs.fold(rs.event_from_json(row[2]) for row in full)
+    if full:
+        remember_state(game.pk, rs, full[-1][0], full[-1][1], state)
+    return state
+
+
+def full_replay(game: Game) -> Any:
+    """The fold of the whole log, never cached (for checks and tests)."""
+    rs = ruleset_for(game)
+    return rs.fold(rs.event_from_json(data) for data in store.load_data(game.pk))
+
+
+def remember_state(game_id: int, rs: Ruleset[Any], version: int, head_hash: str, state: Any) -> None:
+    statecache.put(game_id, statecache.Entry(rs.version, version, head_hash, state))
+
+
+def lock_game(game_id: int) -> Game:
+    """The game row, locked until the end of the current transaction (404 problem if there is none)."""
+    try:
+        return Game.objects.select_for_update().get(pk=game_id)
+    except Game.DoesNotExist:
+        raise Problem(404, "game_not_found", "No such game.") from None
+
+
+def get_game(game_id: int) -> Game:
+    try:
+        return Game.objects.get(pk=game_id)
+    except Game.DoesNotExist:
+        raise Problem(404, "game_not_found", "No such game.") from None
+
+
+def seat_of(game: Game, player: Player | None) -> Seat | None:
+    if player is None or not player.is_authenticated:
+        return None
+    return Seat.objects.filter(game=game, player=player).first()
+
+
+def viewer_for(game: Game, player: Player | None, *, for_write: bool = False) -> Viewer:
+    """The seat the player views (or acts) as; ``None`` for a spectator. Raises 404 when the player may not
+    see the game at all, 403 ``not_seated`` when they may watch but not act."""
+    seat = seat_of(game, player)
+    if seat is not None and (game.status != GameStatus.RUNNING or seat.position is not None):
+        if for_write and seat.position is None:
+            raise Problem(409, "not_started", "The game has not started.")
+        return seat.position
+    visible = (
+        game.status in (GameStatus.OPEN, GameStatus.OVER)
+        or game.allow_spectators
+        or (player is not None and player.is_staff)
+    )
+    if not visible:
+        raise Problem(404, "game_not_found", "No such game.")
+    if for_write:
+        raise Problem(403, "not_seated", "You have no seat in this game.")
+    return None
+
+
+# --------------------------------------------------------------------------------------------------
+# lobby
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class OperatorSetup:
+    """What an operator may fix (the game is then marked ``fair: false``)."""
+
+    seed: bytes | None = None
+    seat_order: tuple[int, ...] | None = None  # lobby seat indexes in the order they should sit
+    deck: Mapping[str, Any] = field(default_factory=dict)  # ruleset setup keys other than ``seats``
+
+
+def _parse_options(ruleset: Ruleset[Any], raw: Mapping[str, Any]) -> dict[str, Any]:
+    options = ruleset.parse_options(raw)  # InvalidOptions (a RuleError, 422)
+    return ruleset.options_to_json(options)
+
+
+def game_create(
+    *,
+    creator: Player,
+    ruleset: str = "goodcritters",
+    seats: int,
+    options: Mapping[str, Any] | None = None,
+    name: str = "",
+    allow_spectators: bool = True,
+    join: bool = True,
+    bots: Sequence[str] = (),
+    setup: OperatorSetup | None = None,
+) -> Game:
+    if ruleset not in RULESETS:
+        raise Problem(
+            422, "unknown_ruleset", f"No ruleset {ruleset!r}.", errors={"ruleset": ["Unknown ruleset."]}
+        )
+    rs = get_ruleset(ruleset)
+    low, high = rs.seat_range()
+    if not low <= seats <= high:
+        raise Problem(
+            422,
+            "invalid_seats",
+            f"This ruleset seats {low} to {high}.",
+            errors={"seats": [f"Must be from {low} to {high}."]},
+        )
+    options_json = _parse_options(rs, options or {})
+    if len(bots) + (1 if join else 0) > seats:
+        raise Problem(
+            422, "too_many_seats", "More bots (and you) than seats.", errors={"bots": ["Too many."]}
+        )
+    for strategy in bots:
+        _check_strategy(strategy)
+    setup_json: dict[str, Any] | None = None
+    if setup is not None:
+        if not creator.is_staff:
+            raise Problem(403, "operators_only", "Only operators can fix the seed, deck or seats.")
+        setup_json = _setup_json(rs, setup, seats)
+    with transaction.atomic():
+        game = Game.objects.create(
+            ruleset=ruleset,
+            name=name,
+            creator=creator,
+            seat_count=seats,
+            options=options_json,
+            allow_spectators=allow_spectators,
+            fair=setup is None,
+            setup=setup_json,
+        )
+        index = 0
+        if join:
+            Seat.objects.create(game=game, index=0, player=creator, uid=_player_uid(creator))
+            index = 1
+        for strategy in bots:
+            Seat.objects.create(game=game, index=index, bot_strategy=strategy, uid=f"bot{index}")
+            index += 1
+        if index == seats:
+            game = lock_game(game.pk)
+            _start(game)
+    return game
+
+
+def _setup_json(rs: Ruleset[Any], setup: OperatorSetup, seats: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if setup.seed is not None:
+        if len(setup.seed) != 32:
+            raise Problem(422, "invalid_setup", "The seed is 32 bytes (64 hex digits).")
+        out["seed"] = setup.seed.hex()
+    if setup.seat_order is not None:
+        if sorted(setup.seat_order) != list(range(seats)):
+            raise Problem(422, "invalid_setup", f"seat_order must order the lobby seats 0..{seats - 1}.")
+        out["seat_order"] = list(setup.seat_order)
+    if "seats" in setup.deck:
+        raise Problem(422, "invalid_setup", "Give the seat order as seat_order (lobby seat indexes).")
+    deck = dict(setup.deck)
+    # let the ruleset check the shape now (a bad deck is refused again, with nothing applied, at start)
+    players = [f"check{i}" for i in range(seats)]
+    rs.start_command(players=players, creator=None, options=rs.parse_options({}), seed=b"\0" * 32, setup=deck)
+    out["deck"] = deck
+    return out
+
+
+def _player_uid(player: Player) -> str:
+    return f"p{player.pk}"
+
+
+def _check_strategy(strategy: str) -> None:
+    if strategy not in BOT_STRATEGIES:
+        raise Problem(
+            422,
+            "invalid_strategy",
+            f"Bot strategies: {', '.join(BOT_STRATEGIES)}.",
+            errors={"strategy": ["Unknown strategy."]},
+        )
+
+
+def _lock_open(game_id: int) -> Game:
+    game = lock_game(game_id)
+    if game.status != GameStatus.OPEN:
+        code = "game_cancelled" if game.status == GameStatus.CANCELLED else "already_started"
+        raise Problem(409, code, f"The game is {game.status}, not open.")
+    return game
+
+
+def _free_index(game: Game, wanted: int | None) -> int:
+    taken = set(Seat.objects.filter(game=game).values_list("index", flat=True))
+    if wanted is not None:
+        if not 0 <= wanted < game.seat_count:
+            raise Problem(
+                422,
+                "invalid_seat",
+                f"Seats are 0 to {game.seat_count - 1}.",
+                errors={"seat": ["No such seat."]},
+            )
+        if wanted in taken:
+            raise Problem(409, "seat_taken", f"Seat {wanted} is taken.")
+        return wanted
+    for index in range(game.seat_count):
+        if index not in taken:
+            return index
+    raise Problem(409, "game_full", "The game is full.")
+
+
+def _bump(game: Game) -> None:
+    game.revision += 1
+    Game.objects.filter(pk=game.pk).update(revision=game.revision)
+
+
+def _start_if_full(game: Game) -> None:
+    if Seat.objects.filter(game=game).count() >= game.seat_count:
+        _start(game)
+
+
+def game_join(*, game_id: int, player: Player, seat: int | None = None) -> Game:
+    with transaction.atomic():
+        game = _lock_open(game_id)
+        if Seat.objects.filter(game=game, player=player).exists():
+            raise Problem(409, "already_seated", "You already have a seat in this game.")
+        index = _free_index(game, seat)
+        Seat.objects.create(game=game, index=index, player=player, uid=_player_uid(player))
+        _bump(game)
+        _start_if_full(game)
+    return game
+
+
+def game_leave(*, game_id: int, player: Player) -> Game:
+    with transaction.atomic():
+        game = _lock_open(game_id)
+        deleted, _ = Seat.objects.filter(game=game, player=player).delete()
+        if not deleted:
+            raise Problem(409, "not_seated", "You have no seat in this game.")
+        _bump(game)
+    return game
+
+
+def game_add_bot(*, game_id: int, by: Player, strategy: str, seat: int | None = None) -> Game:
+    _check_strategy(strategy)
+    with transaction.atomic():
+        game = _lock_open(game_id)
+        _only_creator(game, by)
+        index = _free_index(game, seat)
+        Seat.objects.create(game=game, index=index, bot_strategy=strategy, uid=f"bot{index}")
+        _bump(game)
+        _start_if_full(game)
+    return game
+
+
+def game_remove_seat(*, game_id: int, by: Player, seat: int) -> Game:
+    """The creator frees a lobby seat (a bot's, or removes a player) before the start."""
+    with transaction.atomic():
+        game = _lock_open(game_id)
+        _only_creator(game, by)
+        deleted, _ = Seat.objects.filter(game=game, index=seat).delete()
+        if not deleted:
+            raise Problem(404, "seat_not_found", f"Seat {seat} is free.")
+        _bump(game)
+    return game
+
+
+def _only_creator(game: Game, by: Player) -> None:
+    if game.creator_id != by.pk and not by.is_staff:
+        raise Problem(403, "not_creator", "Only the game's creator may do this.")
+
+
+def game_start(*, game_id: int, by: Player) -> Game:
+    with transaction.atomic():
+        game = _lock_open(game_id)
+        _only_creator(game, by)
+        _start(game)
+    return game
+
+
+def game_cancel(*, game_id: int, by: Player) -> Game:
+    with transaction.atomic():
+        game = _lock_open(game_id)
+        _only_creator(game, by)
+        game.status = GameStatus.CANCELLED
+        game.ended_at = timezone.now()
+        game.revision += 1
+        game.save(update_fields=["status", "ended_at", "revision"])
+    return game
+
+
+def _start(game: Game) -> None:
+    """Start a locked open game with the seats taken now (called inside the transaction)."""
+    rs = ruleset_for(game)
+    seats = list(Seat.objects.filter(game=game).select_related("player").order_by("index"))
+    low, _high = rs.seat_range()
+    if len(seats) < low:
+        raise Problem(409, "not_enough_players", f"At least {low} seats must be taken to start.")
+    setup = game.setup or {}
+    seed = bytes.fromhex(setup["seed"]) if setup.get("seed") else secrets.token_bytes(32)
+    deck = dict(setup.get("deck") or {})
+    if setup.get("seat_order") is not None:
+        by_index = {s.index: s.uid for s in seats}
+        if set(by_index) != set(setup["seat_order"]):
+            raise Problem(409, "setup_mismatch", "The operator's seat_order does not match the taken seats.")
+        deck["seats"] = [by_index[i] for i in setup["seat_order"]]
+    creator_seat = next((s for s in seats if s.player_id == game.creator_id), None)
+    now = timezone.now()
+    command = rs.start_command(
+        players=[s.uid for s in seats],
+        creator=creator_seat.uid if creator_seat else None,
+        options=rs.parse_options(game.options),
+        seed=seed,
+        setup=deck or None,
+    )
+    state = rs.initial_state()
+    events = rs.decide(state, command, Context(now=now))
+    new_state = rs.fold(events, state)
+    store.append(
+        game,
+        [store.NewEvent(e.TYPE, e.VERSION, rs.event_to_json(e)) for e in events],
+        expected_version=game.version,
+        command_id=f"start:{uuid.uuid4()}",
+        actor_id=None,
+        now=now,
+    )
+    ids = rs.view_for(new_state, None).get("players")
+    order: list[str] = list(ids) if isinstance(ids, list) else [s.uid for s in seats]
+    position = {uid: i for i, uid in enumerate(order)}
+    for s in seats:
+        s.position = position[s.uid]
+    Seat.objects.bulk_update(seats, ["position"])
+    game.status = GameStatus.RUNNING
+    game.started_at = now
+    game.seat_count = len(seats)
+    _sync_game(game, rs, new_state)
+    game.save(update_fields=["status", "started_at", "seat_count"])
+
+
+def _sync_game(game: Game, rs: Ruleset[Any], state: Any) -> None:
+    """Denormalise what the game waits on (for listings and timers) after new events."""
+    waiting = rs.waiting(state)
+    game.step_no = waiting.step_no if waiting else None
+    game.waiting_step = waiting.step if waiting else ""
+    game.deadline_at = waiting.due_at if waiting else None
+    fields = ["step_no", "waiting_step", "deadline_at"]
+    if rs.is_terminal(state) and game.status != GameStatus.OVER:
+        game.status = GameStatus.OVER
+        game.ended_at = timezone.now()
+        fields += ["status", "ended_at"]
+    game.save(update_fields=fields)
+
+
+# --------------------------------------------------------------------------------------------------
+# commands
+# --------------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class CommandResponse:
+    """What a command produced: an HTTP status and body (the viewer's new state, or a problem), the ETag."""
+
+    status: int
+    body: dict[str, Any]
+    etag: str = ""
+    replayed: bool = False
+    game_id: int = 0
+
+
+def _request_hash(game_id: int, command_json: Mapping[str, Any]) -> str:
+    return hashlib.sha256(store.canonical_json({"game": game_id, "command": dict(command_json)})).hexdigest()
+
+
+def _try_key_lock(player_id: int, key: str) -> bool:
+    digest = hashlib.sha256(f"idempotency:{player_id}:{key}".encode()).digest()
+    lock_id = int.from_bytes(digest[:8], "big", signed=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [lock_id])
+        row = cursor.fetchone()
+    return bool(row and row[0])
+
+
+def _idempotent_replay(player: Player, key: str, request_hash: str) -> CommandResponse | None:
+    if not _try_key_lock(player.pk, key):
+        raise Problem(
+            409, "idempotency_key_in_use", "A request with this Idempotency-Key is still being processed."
+        )
+    stored = CommandResult.objects.filter(player=player, key=key).first()
+    if stored is None:
+        return None
+    if stored.request_hash != request_hash:
+        raise Problem(422, "idempotency_key_reused", "This Idempotency-Key was used for a different request.")
+    return CommandResponse(
+        stored.status_code, stored.response, stored.etag, replayed=True, game_id=stored.game_id
+    )
+
+
+def game_command(
+    *,
+    game_id: int,
+    player: Player,
+    command_json: Mapping[str, Any],
+    idempotency_key: str | None = None,
+    if_match: str | None = None,
+    render: Callable[[Game, Any, Viewer], dict[str, Any]] | None = None,
+) -> CommandResponse:
+    """Apply one player command (``{"type": ..., ...fields}``) for the caller's seat.
+
+    Rule errors come back as a problem response (and are stored under the idempotency key like successes);
+    precondition and access errors raise :class:`Problem` (nothing stored). ``render`` builds the success
+    body from the game, the new state and the viewer (default: :func:`games.selectors.viewer_state`)."""
+    from .selectors import viewer_state
+
+    make_body = render or viewer_state
+    request_hash = _request_hash(game_id, command_json)
+    with transaction.atomic():
+        if idempotency_key is not None:
+            replay = _idempotent_replay(player, idempotency_key, request_hash)
+            if replay is not None:
+                return replay
+        game = lock_game(game_id)
+        seat = viewer_for(game, player, for_write=True)
+        if if_match is not None and not etag_matches(if_match, game.etag):
+            raise Problem(
+                412, "precondition_failed", "The game has changed since the ETag you sent.", etag=game.etag
+            )
+        if game.status != GameStatus.RUNNING:
+            code = "game_over" if game.status == GameStatus.OVER else "not_started"
+            raise Problem(409, code, f"The game is {game.status}.")
+        rs = ruleset_for(game)
+        state = load_state(game, rs)
+        now = timezone.now()
+        try:
+            command = rs.command_from_json(command_json, seat)
+            events = rs.decide(state, command, Context(now=now))
+        except RuleError as exc:
+            status, body = rule_error_problem(exc)
+            response = CommandResponse(status, body, game.etag, game_id=game.pk)
+        else:
+            command_id = idempotency_key or f"cmd:{uuid.uuid4()}"
+            store.append(
+                game,
+                [store.NewEvent(e.TYPE, e.VERSION, rs.event_to_json(e)) for e in events],
+                expected_version=game.version,
+                command_id=command_id,
+                actor_id=player.pk,
+                now=now,
+            )
+            state = rs.fold(events, state)
+            remember_state(game.pk, rs, game.version, game.head_hash, state)
+            _sync_game(game, rs, state)
+            body = json.loads(
+                json.dumps(make_body(game, state, seat), cls=JSONEncoder)
+            )  # as served, replayable
+            response = CommandResponse(200, body, game.etag, game_id=game.pk)
+        if idempotency_key is not None:
+            CommandResult.objects.create(
+                player=player,
+                key=idempotency_key,
+                game=game,
+                request_hash=request_hash,
+                status_code=response.status,
+                response=response.body,
+                etag=response.etag,
+            )
+    return response
+
+
+def etag_matches(header: str, etag: str) -> bool:
+    """``If-Match``: ``*`` or a list of entity tags, one of which is the current (strong comparison)."""
+    candidates = [part.strip() for part in header.split(",")]
+    return "*" in candidates or etag in candidates
+
+
+# --------------------------------------------------------------------------------------------------
+# bots, deadlines, notifications
+# --------------------------------------------------------------------------------------------------
+def has_bots(game_id: int) -> bool:
+    return Seat.objects.filter(game_id=game_id, player__isnull=True).exists()
+
+
+def bots_play(game_id: int, *, max_steps: int | None = None) -> int:
+    """Let the game's bot seats act until none has anything to do; returns the number of commands applied.
+
+    Each bot command is its own short transaction (lock, fold, decide, append), so players' commands
+    interleave. Idempotent and safe to call any number of times, from any process (a Celery task later)."""
+    limit = max_steps if max_steps is not None else settings.BOTS_MAX_STEPS
+    applied = 0
+    skip: set[int] = set()
+    cached: tuple[int, Any] | None = None  # (version, state): reused while nobody else appended
+    while applied < limit:
+        with transaction.atomic():
+            game = Game.objects.select_for_update().filter(pk=game_id).first()
+            if game is None or game.status != GameStatus.RUNNING:
+                return applied
+            bots = list(
+                Seat.objects.filter(game=game, player__isnull=True, position__isnull=False).order_by(
+                    "position"
+                )
+            )
+            if not bots:
+                return applied
+            rs = ruleset_for(game)
+            state = cached[1] if cached is not None and cached[0] == game.version else load_state(game, rs)
+            if rs.is_terminal(state):
+                return applied
+            acted = False
+            for bot in bots:
+                position = bot.position
+                assert position is not None
+                if position in skip:
+                    continue
+                command = rs.bot_command(state, position, strategy=bot.bot_strategy, salt=game.pk)
+                if command is None:
+                    continue
+                now = timezone.now()
+                try:
+                    events = rs.decide(state, command, Context(now=now))
+                except RuleError:
+                    logger.exception("bot in seat %s of game %s sent a refused command", position, game_id)
+                    skip.add(position)
+                    continue
+                store.append(
+                    game,
+                    [store.NewEvent(e.TYPE, e.VERSION, rs.event_to_json(e)) for e in events],
+                    expected_version=game.version,
+                    command_id=f"bot:{uuid.uuid4()}",
+                    actor_id=None,
+                    now=now,
+                )
+                state = rs.fold(events, state)
+                cached = (game.version, state)
+                remember_state(game.pk, rs, game.version, game.head_hash, state)
+                _sync_game(game, rs, state)
+                acted = True
+                applied += 1
+                break
+            if not acted:
+                return applied
+    return applied
+
+
+def game_expire(*, game_id: int, step_no: int, now: datetime | None = None) -> int:
+    """A deadline timer fired for step ``step_no``: apply the ruleset's expire command (a no-op when stale).
+    Returns the number of events appended. For the Celery sweeper of a later issue."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        if game is None or game.status != GameStatus.RUNNING or game.step_no != step_no:
+            return 0
+        rs = ruleset_for(game)
+        state = load_state(game, rs)
+        at = now or timezone.now()
+        try:
+            events = rs.decide(state, rs.expire_command(step_no), Context(now=at))
+        except RuleError:
+            return 0
+        store.append(
+            game,
+            [store.NewEvent(e.TYPE, e.VERSION, rs.event_to_json(e)) for e in events],
+            expected_version=game.version,
+            command_id=f"expire:{step_no}",
+            actor_id=None,
+            now=at,
+        )
+        _sync_game(game, rs, rs.fold(events, state))
+    return len(events)
+
+
+__all__ = [
+    "BOT_STRATEGIES",
+    "CommandResponse",
+    "OperatorSetup",
+    "bots_play",
+    "game_add_bot",
+    "game_cancel",
+    "game_command",
+    "game_create",
+    "game_expire",
+    "game_join",
+    "game_leave",
+    "game_start",
+    "has_bots",
+    "load_state",
+]

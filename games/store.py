@@ -1,0 +1,160 @@
+"""The event store: load a game's stream, append with an expected version, verify the hash chain.
+
+One table (``games_event``), one row per event, ``(game, seq)`` unique. The caller holds the game row's lock
+(``select_for_update`` inside ``transaction.atomic``) when appending, so one game's appends are serialized and
+the unique constraint is the last-line concurrency guard. Each event's ``hash`` is SHA-256 over the canonical
+JSON (sorted keys, no spaces, UTF-8) of its immutable stored fields including ``prev_hash``: a per-game chain
+whose head is kept on the game row (``head_hash``, ``version`` = last seq).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from .models import Event, Game
+
+GENESIS_HASH = "0" * 64
+
+
+class ConcurrencyError(Exception):
+    """The game's version is not the one the append expected (a bug: callers hold the row lock)."""
+
+
+def canonical_json(value: Any) -> bytes:
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
+
+
+def event_hash(
+    *,
+    game_id: int,
+    seq: int,
+    type: str,
+    schema_version: int,
+    data: Any,
+    created_at: datetime,
+    command_id: str,
+    actor_id: int | None,
+    prev_hash: str,
+) -> str:
+    record = {
+        "game": game_id,
+        "seq": seq,
+        "type": type,
+        "schema_version": schema_version,
+        "data": data,
+        "created_at": created_at.isoformat(),
+        "command_id": command_id,
+        "actor": actor_id,
+        "prev_hash": prev_hash,
+    }
+    return hashlib.sha256(canonical_json(record)).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event to append: its type, schema version and JSON form (``ruleset.event_to_json``)."""
+
+    type: str
+    schema_version: int
+    data: dict[str, Any]
+
+
+def load_stream(game_id: int, *, after: int = 0, limit: int | None = None) -> list[Event]:
+    """A game's events with ``seq > after`` in order (at most ``limit``)."""
+    qs = Event.objects.filter(game_id=game_id, seq__gt=after).order_by("seq")
+    if limit is not None:
+        qs = qs[:limit]
+    return list(qs)
+
+
+def load_data(game_id: int) -> list[dict[str, Any]]:
+    """Just the JSON data of a game's events, in order (what a fold needs)."""
+    return list(Event.objects.filter(game_id=game_id).order_by("seq").values_list("data", flat=True))
+
+
+def append(
+    game: Game,
+    events: Sequence[NewEvent],
+    *,
+    expected_version: int,
+    command_id: str,
+    actor_id: int | None,
+    now: datetime,
+) -> list[Event]:
+    """Append ``events`` after ``expected_version`` and move the game's head (saved here). The caller holds
+    the game row's lock inside a transaction."""
+    if game.version != expected_version:
+        raise ConcurrencyError(f"game {game.pk} is at version {game.version}, not {expected_version}")
+    if not events:
+        return []
+    prev = game.head_hash or GENESIS_HASH
+    rows: list[Event] = []
+    seq = expected_version
+    for new in events:
+        seq += 1
+        digest = event_hash(
+            game_id=game.pk,
+            seq=seq,
+            type=new.type,
+            schema_version=new.schema_version,
+            data=new.data,
+            created_at=now,
+            command_id=command_id,
+            actor_id=actor_id,
+            prev_hash=prev,
+        )
+        rows.append(
+            Event(
+                game_id=game.pk,
+                seq=seq,
+                type=new.type,
+                schema_version=new.schema_version,
+                data=new.data,
+                created_at=now,
+                command_id=command_id,
+                actor_id=actor_id,
+                prev_hash=prev,
+                hash=digest,
+            )
+        )
+        prev = digest
+    Event.objects.bulk_create(rows)
+    game.version = seq
+    game.head_hash = prev
+    game.revision += 1
+    Game.objects.filter(pk=game.pk).update(version=seq, head_hash=prev, revision=game.revision)
+    return rows
+
+
+def verify_chain(game_id: int, events: Iterable[Event] | None = None) -> bool:
+    """Recompute every hash of the game's log from the stored fields; True when the chain and the game's
+    head agree."""
+    prev = GENESIS_HASH
+    expected_seq = 0
+    for event in events if events is not None else load_stream(game_id):
+        expected_seq += 1
+        if event.seq != expected_seq or event.prev_hash != prev:
+            return False
+        digest = event_hash(
+            game_id=game_id,
+            seq=event.seq,
+            type=event.type,
+            schema_version=event.schema_version,
+            data=event.data,
+            created_at=event.created_at,
+            command_id=event.command_id,
+            actor_id=event.actor_id,
+            prev_hash=event.prev_hash,
+        )
+        if digest != event.hash:
+            return False
+        prev = digest
+    game = Game.objects.only("version", "head_hash").get(pk=game_id)
+    return game.version == expected_seq and (game.head_hash or GENESIS_HASH) == prev

@@ -1,0 +1,1 @@
+"""Players: the custom user model, API tokens (hashed, named, revocable) and profiles."""

@@ -1,0 +1,61 @@
+"""``Authorization: Bearer gct_…`` authentication (first in DEFAULT_AUTHENTICATION_CLASSES, so a missing
+or bad credential is a 401 with a Bearer challenge, never a 403)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.utils import timezone
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from rest_framework import authentication, exceptions
+from rest_framework.request import Request
+
+from .models import TOKEN_PREFIX, ApiToken, Player, token_digest
+
+LAST_USED_RESOLUTION = timedelta(seconds=60)
+"""``last_used_at`` is written at most once a minute per token (not one UPDATE per request)."""
+
+
+class BearerTokenAuthentication(authentication.BaseAuthentication):
+    keyword = "Bearer"
+
+    def authenticate(self, request: Request) -> tuple[Player, ApiToken] | None:
+        header = authentication.get_authorization_header(request).split()
+        if not header or header[0].lower() != self.keyword.lower().encode():
+            return None
+        if len(header) != 2:
+            raise exceptions.AuthenticationFailed("Invalid Authorization header: expected 'Bearer <token>'.")
+        try:
+            raw = header[1].decode("ascii")
+        except UnicodeDecodeError as exc:
+            raise exceptions.AuthenticationFailed("Invalid token.") from exc
+        if not raw.startswith(TOKEN_PREFIX) or len(raw) > 200 or "\x00" in raw:
+            raise exceptions.AuthenticationFailed("Invalid token.")
+        token = (
+            ApiToken.objects.select_related("player")
+            .filter(digest=token_digest(raw), revoked_at__isnull=True)
+            .first()
+        )
+        if token is None or not token.player.is_active:
+            raise exceptions.AuthenticationFailed("Invalid or revoked token.")
+        now = timezone.now()
+        if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
+            ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+            token.last_used_at = now
+        return token.player, token
+
+    def authenticate_header(self, request: Request) -> str:
+        return f'{self.keyword} realm="api"'
+
+
+class BearerTokenScheme(OpenApiAuthenticationExtension):
+    target_class = "players.auth.BearerTokenAuthentication"
+    name = "bearerAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, Any]:
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "An API token from `POST /api/v1/auth/tokens` or `POST /api/v1/me/tokens`.",
+        }
