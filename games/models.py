@@ -123,6 +123,15 @@ class Event(models.Model):
     command_id = models.CharField(
         max_length=255, help_text="The request's Idempotency-Key, or a generated id."
     )
+    command = models.JSONField(
+        null=True,
+        blank=True,
+        help_text=(
+            "On the first event of a command's batch: the command that decided the batch (its JSON form, the "
+            "acting seat included), so an auditor can re-decide it; null on the batch's other events. "
+            "Server-side until the game is over, like the events' secrets."
+        ),
+    )
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )

@@ -77,6 +77,29 @@ def remember_state(game_id: int, rs: Ruleset[Any], version: int, head_hash: str,
     statecache.put(game_id, statecache.Entry(rs.version, version, head_hash, state))
 
 
+def append_decided(
+    game: Game,
+    rs: Ruleset[Any],
+    command: Any,
+    events: Sequence[Any],
+    *,
+    command_id: str,
+    actor_id: int | None,
+    now: datetime,
+) -> None:
+    """Append what ``rs.decide`` made of ``command`` at ``now`` (the game row locked), with the command itself
+    on the batch's first event so that the record can be re-decided by an auditor."""
+    store.append(
+        game,
+        [store.NewEvent(e.TYPE, e.VERSION, rs.event_to_json(e)) for e in events],
+        expected_version=game.version,
+        command_id=command_id,
+        actor_id=actor_id,
+        now=now,
+        command=rs.command_to_json(command),
+    )
+
+
 def lock_game(game_id: int) -> Game:
     """The game row, locked until the end of the current transaction (404 problem if there is none)."""
     try:
@@ -364,10 +387,11 @@ def _start(game: Game) -> None:
     state = rs.initial_state()
     events = rs.decide(state, command, Context(now=now))
     new_state = rs.fold(events, state)
-    store.append(
+    append_decided(
         game,
-        [store.NewEvent(e.TYPE, e.VERSION, rs.event_to_json(e)) for e in events],
-        expected_version=game.version,
+        rs,
+        command,
+        events,
         command_id=f"start:{uuid.uuid4()}",
         actor_id=None,
         now=now,
@@ -484,10 +508,11 @@ def game_command(
             response = CommandResponse(status, body, game.etag, game_id=game.pk)
         else:
             command_id = idempotency_key or f"cmd:{uuid.uuid4()}"
-            store.append(
+            append_decided(
                 game,
-                [store.NewEvent(e.TYPE, e.VERSION, rs.event_to_json(e)) for e in events],
-                expected_version=game.version,
+                rs,
+                command,
+                events,
                 command_id=command_id,
                 actor_id=player.pk,
                 now=now,
@@ -566,10 +591,11 @@ def bots_play(game_id: int, *, max_steps: int | None = None) -> int:
                     logger.exception("bot in seat %s of game %s sent a refused command", position, game_id)
                     skip.add(position)
                     continue
-                store.append(
+                append_decided(
                     game,
-                    [store.NewEvent(e.TYPE, e.VERSION, rs.event_to_json(e)) for e in events],
-                    expected_version=game.version,
+                    rs,
+                    command,
+                    events,
                     command_id=f"bot:{uuid.uuid4()}",
                     actor_id=None,
                     now=now,
@@ -600,10 +626,11 @@ def game_expire(*, game_id: int, step_no: int, now: datetime | None = None) -> i
             events = rs.decide(state, rs.expire_command(step_no), Context(now=at))
         except RuleError:
             return 0
-        store.append(
+        append_decided(
             game,
-            [store.NewEvent(e.TYPE, e.VERSION, rs.event_to_json(e)) for e in events],
-            expected_version=game.version,
+            rs,
+            rs.expire_command(step_no),
+            events,
             command_id=f"expire:{step_no}",
             actor_id=None,
             now=at,

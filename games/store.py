@@ -42,6 +42,7 @@ def event_hash(
     command_id: str,
     actor_id: int | None,
     prev_hash: str,
+    command: Any = None,
 ) -> str:
     record = {
         "game": game_id,
@@ -52,6 +53,7 @@ def event_hash(
         "created_at": created_at.isoformat(),
         "command_id": command_id,
         "actor": actor_id,
+        "command": command,
         "prev_hash": prev_hash,
     }
     return hashlib.sha256(canonical_json(record)).hexdigest()
@@ -87,9 +89,11 @@ def append(
     command_id: str,
     actor_id: int | None,
     now: datetime,
+    command: dict[str, Any] | None = None,
 ) -> list[Event]:
     """Append ``events`` after ``expected_version`` and move the game's head (saved here). The caller holds
-    the game row's lock inside a transaction."""
+    the game row's lock inside a transaction. ``command`` (the JSON of the command that decided these events)
+    is stored on the first of them, inside the hash chain."""
     if game.version != expected_version:
         raise ConcurrencyError(f"game {game.pk} is at version {game.version}, not {expected_version}")
     if not events:
@@ -99,6 +103,7 @@ def append(
     seq = expected_version
     for new in events:
         seq += 1
+        batch_command = command if seq == expected_version + 1 else None
         digest = event_hash(
             game_id=game.pk,
             seq=seq,
@@ -109,6 +114,7 @@ def append(
             command_id=command_id,
             actor_id=actor_id,
             prev_hash=prev,
+            command=batch_command,
         )
         rows.append(
             Event(
@@ -120,6 +126,7 @@ def append(
                 created_at=now,
                 command_id=command_id,
                 actor_id=actor_id,
+                command=batch_command,
                 prev_hash=prev,
                 hash=digest,
             )
@@ -152,6 +159,7 @@ def verify_chain(game_id: int, events: Iterable[Event] | None = None) -> bool:
             command_id=event.command_id,
             actor_id=event.actor_id,
             prev_hash=event.prev_hash,
+            command=event.command,
         )
         if digest != event.hash:
             return False
