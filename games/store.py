@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from .models import Event, Game
+from .signals import events_appended
 
 GENESIS_HASH = "0" * 64
 
@@ -137,6 +138,7 @@ def append(
     game.head_hash = prev
     game.revision += 1
     Game.objects.filter(pk=game.pk).update(version=seq, head_hash=prev, revision=game.revision)
+    events_appended.send(sender=Game, game=game, events=rows)
     return rows
 
 
