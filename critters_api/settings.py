@@ -44,10 +44,12 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "players",
     "games",
+    "notifications",
 ]
 
 MIDDLEWARE = [
     "critters_api.problems.RefuseNulBytesMiddleware",
+    "critters_api.problems.DatabaseUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -161,12 +163,14 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "BotStrategyEnum": "games.services.BOT_STRATEGIES",
         "GameStatusEnum": "games.models.GameStatus",
+        "NotificationTypeEnum": "notifications.models.NotificationType",
     },
     "APPEND_COMPONENTS": {},
     "AUTHENTICATION_WHITELIST": ["players.auth.BearerTokenAuthentication"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "critters_api.schema.add_components",
+        "notifications.schema.add_stream_path",
     ],
 }
 
@@ -180,7 +184,28 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+# Fail fast when the broker is down: the request path never waits on Redis (deadlines live in PostgreSQL).
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 5}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# --- deadlines (games/deadlines.py): a static sweep on the beat, short ETA tasks for punctuality ---------
+DEADLINE_SWEEP_INTERVAL: float = env.float("DEADLINE_SWEEP_INTERVAL", default=1.0)  # seconds between sweeps
+DEADLINE_ETA_HORIZON: float = env.float("DEADLINE_ETA_HORIZON", default=300.0)  # ETA tasks only this close
+DEADLINE_SWEEP_BATCH: int = env.int("DEADLINE_SWEEP_BATCH", default=500)  # games per sweep, at most
+DEADLINE_OUTAGE_AFTER: float = env.float("DEADLINE_OUTAGE_AFTER", default=60.0)  # no sweep this long: outage
+DEADLINE_OUTAGE_GRACE: int = env.int("DEADLINE_OUTAGE_GRACE", default=600)  # seconds given after an outage
+BOT_TASK_DELAY: float = env.float("BOT_TASK_DELAY", default=0.2)  # bots act this soon after they may
+BOT_SWEEP_GRACE: float = env.float("BOT_SWEEP_GRACE", default=10.0)  # sweeper re-runs bots not run by then
+
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+    "sweep-deadlines": {
+        "task": "games.tasks.sweep_deadlines",
+        "schedule": DEADLINE_SWEEP_INTERVAL,
+        # a sweep that could not run in time is useless: the next one does the same work
+        "options": {"expires": max(DEADLINE_SWEEP_INTERVAL * 5, 5.0)},
+    },
+}
 
 # --- the service ---------------------------------------------------------------------------------
 FEED_MAX_WAIT_SECONDS: int = 30  # long-poll bound on ?wait= (a WSGI worker thread is held meanwhile)
@@ -195,3 +220,23 @@ LOGGING = {
     "loggers": {"django.request": {"level": "ERROR"}},
 }
 STATE_CACHE_SIZE: int = env.int("STATE_CACHE_SIZE", default=256)  # folded states kept per process (0: off)
+
+# --- notifications: live stream, inbox, webhooks (docs/NOTIFICATIONS.md) -------------------------
+STREAM_KEEPALIVE_SECONDS: float = env.float("STREAM_KEEPALIVE_SECONDS", default=15.0)
+STREAM_POLL_SECONDS: float = env.float("STREAM_POLL_SECONDS", default=2.0)  # fallback if a hint is lost
+STREAM_CHANNEL_PREFIX: str = env.str(
+    "STREAM_CHANNEL_PREFIX", default=env.str("CACHE_KEY_PREFIX", default="critters")
+)  # Redis channels
+WEBHOOK_TIMEOUT_SECONDS: float = env.float("WEBHOOK_TIMEOUT_SECONDS", default=10.0)
+WEBHOOK_MAX_ATTEMPTS: int = env.int("WEBHOOK_MAX_ATTEMPTS", default=8)  # per delivery
+WEBHOOK_RETRY_BASE_SECONDS: float = env.float("WEBHOOK_RETRY_BASE_SECONDS", default=30.0)  # doubles per try
+WEBHOOK_RETRY_MAX_SECONDS: float = env.float("WEBHOOK_RETRY_MAX_SECONDS", default=6 * 3600.0)
+WEBHOOK_DISABLE_AFTER_FAILURES: int = env.int("WEBHOOK_DISABLE_AFTER_FAILURES", default=20)  # in a row
+# SSRF guard: destinations in private/loopback/link-local/reserved ranges are refused unless listed here
+WEBHOOK_ALLOWED_NETWORKS: list[str] = env.list("WEBHOOK_ALLOWED_NETWORKS", default=[])
+WEBHOOK_SWEEP_SECONDS: float = env.float("WEBHOOK_SWEEP_SECONDS", default=10.0)  # re-enqueue due deliveries
+CELERY_BEAT_SCHEDULE["notifications-sweep"] = {
+    "task": "notifications.sweep",
+    "schedule": WEBHOOK_SWEEP_SECONDS,
+    "options": {"expires": max(WEBHOOK_SWEEP_SECONDS * 3, 5.0)},
+}

@@ -25,3 +25,10 @@ DATABASES["default"]["CONN_MAX_AGE"] = 0
 MIDDLEWARE = ["critters_api.testing.Record500Middleware", *MIDDLEWARE]
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 FEED_POLL_INTERVAL = 0.05
+# webhook receivers in tests run on loopback; retries are fast
+os.environ.setdefault("WEBHOOK_ALLOWED_NETWORKS", "127.0.0.0/8,::1/128")
+WEBHOOK_ALLOWED_NETWORKS = os.environ["WEBHOOK_ALLOWED_NETWORKS"].split(",")
+os.environ.setdefault("WEBHOOK_RETRY_BASE_SECONDS", "0.2")
+WEBHOOK_RETRY_BASE_SECONDS = float(os.environ["WEBHOOK_RETRY_BASE_SECONDS"])
+os.environ.setdefault("STREAM_POLL_SECONDS", "0.5")
+STREAM_POLL_SECONDS = float(os.environ["STREAM_POLL_SECONDS"])

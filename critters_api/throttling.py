@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.conf import settings
+from redis.exceptions import RedisError
 from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
+
+logger = logging.getLogger(__name__)
 
 
 class TokenRateThrottle(SimpleRateThrottle):
@@ -21,7 +25,11 @@ class TokenRateThrottle(SimpleRateThrottle):
         rate = settings.THROTTLE_USER_RATE if request.user.is_authenticated else settings.THROTTLE_ANON_RATE
         self.rate = rate
         self.num_requests, self.duration = self.parse_rate(rate)
-        return super().allow_request(request, view)
+        try:
+            return super().allow_request(request, view)
+        except RedisError:  # the shared cache is down: serve rather than fail (throttling is not security)
+            logger.warning("throttling skipped: the Redis cache is unavailable")
+            return True
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:
         token = request.auth

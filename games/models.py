@@ -46,6 +46,15 @@ class Game(models.Model):
     step_no = models.PositiveIntegerField(null=True, blank=True)
     waiting_step = models.CharField(max_length=32, blank=True, default="")
     deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    warn_at = models.DateTimeField(
+        null=True, blank=True, db_index=True, help_text="When the deadline warning is due (timers)."
+    )
+    bots_due_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        db_index=True,
+        help_text="Since when a bot or autopilot seat has something to do (the sweeper's safety net).",
+    )
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
@@ -169,3 +178,16 @@ class CommandResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id}:{self.key} → {self.status_code}"
+
+
+class TimerHeartbeat(models.Model):
+    """The deadline sweeper's heartbeat (one row per sweeper ``name``): when it last ran, and the last outage
+    it detected (a gap between sweeps longer than ``DEADLINE_OUTAGE_AFTER``), whose deadlines are extended."""
+
+    name = models.CharField(max_length=32, primary_key=True)
+    at = models.DateTimeField()
+    outage_start = models.DateTimeField(null=True, blank=True)
+    outage_end = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} at {self.at.isoformat()}"

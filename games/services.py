@@ -24,7 +24,7 @@ from django.utils import timezone
 from rest_framework.utils.encoders import JSONEncoder
 
 from critters_api.problems import Problem, rule_error_problem
-from games.rules.core import Context, RuleError, Ruleset, Viewer
+from games.rules.core import Context, ErrorKind, RuleError, Ruleset, Viewer
 from games.rules.registry import RULESETS, get_ruleset
 from players.models import Player
 
@@ -88,7 +88,9 @@ def append_decided(
     now: datetime,
 ) -> None:
     """Append what ``rs.decide`` made of ``command`` at ``now`` (the game row locked), with the command itself
-    on the batch's first event so that the record can be re-decided by an auditor."""
+    on the batch's first event so that the record can be re-decided by an auditor: its JSON form plus
+    ``seat``, the acting seat (``null`` for system commands), which the JSON form never carries."""
+    stored = {**rs.command_to_json(command), "seat": getattr(command, "seat", None)}
     store.append(
         game,
         [store.NewEvent(e.TYPE, e.VERSION, rs.event_to_json(e)) for e in events],
@@ -96,7 +98,7 @@ def append_decided(
         command_id=command_id,
         actor_id=actor_id,
         now=now,
-        command=rs.command_to_json(command),
+        command=stored,
     )
 
 
@@ -410,17 +412,41 @@ def _start(game: Game) -> None:
 
 
 def _sync_game(game: Game, rs: Ruleset[Any], state: Any) -> None:
-    """Denormalise what the game waits on (for listings and timers) after new events."""
+    """Denormalise what the game waits on (for listings and timers) after new events, and schedule the
+    timer and bot tasks that follow from it once the transaction commits (:mod:`games.deadlines`)."""
+    from . import deadlines
+
     waiting = rs.waiting(state)
+    before = (game.step_no, game.deadline_at, game.warn_at, game.bots_due_at)
     game.step_no = waiting.step_no if waiting else None
     game.waiting_step = waiting.step if waiting else ""
     game.deadline_at = waiting.due_at if waiting else None
-    fields = ["step_no", "waiting_step", "deadline_at"]
+    game.warn_at = deadlines.warn_at(rs, state)
+    due_bots = waiting is not None and bool(waiting.seats & machine_seats(game, rs, state))
+    if not due_bots:
+        game.bots_due_at = None
+    elif game.bots_due_at is None:
+        game.bots_due_at = timezone.now()
+    fields = ["step_no", "waiting_step", "deadline_at", "warn_at", "bots_due_at"]
     if rs.is_terminal(state) and game.status != GameStatus.OVER:
         game.status = GameStatus.OVER
         game.ended_at = timezone.now()
         fields += ["status", "ended_at"]
     game.save(update_fields=fields)
+    deadlines.schedule_followups(game, before)
+
+
+def machine_seats(game: Game, rs: Ruleset[Any], state: Any) -> frozenset[int]:
+    """The seats a machine plays now: bot seats, and seats on autopilot (played by the ``sensible`` bot)."""
+    bots = Seat.objects.filter(game=game, player__isnull=True, position__isnull=False)
+    return frozenset(p for p in bots.values_list("position", flat=True) if p is not None) | autopilot_seats(
+        rs, state
+    )
+
+
+def autopilot_seats(rs: Ruleset[Any], state: Any) -> frozenset[int]:
+    seats = getattr(rs, "autopilot_seats", None)
+    return frozenset(seats(state)) if seats is not None else frozenset()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -500,8 +526,27 @@ def game_command(
         rs = ruleset_for(game)
         state = load_state(game, rs)
         now = timezone.now()
+        if game.deadline_at is not None and game.deadline_at <= now and game.step_no is not None:
+            # a passed deadline is applied before anything else (correctness never waits on the worker)
+            before = game.etag
+            state = expire_locked(game, rs, state, now)
+            if if_match is not None and game.etag != before:
+                raise Problem(
+                    412,
+                    "precondition_failed",
+                    "The step's deadline passed: the game has changed.",
+                    etag=game.etag,
+                )
+            if game.status != GameStatus.RUNNING:
+                raise Problem(409, "game_over", "The game is over.")
         try:
             command = rs.command_from_json(command_json, seat)
+            if seat in autopilot_seats(rs, state) and command.TYPE not in rs.autopilot_player_commands:
+                raise RuleError(
+                    "autopilot_on",
+                    "Your seat is on autopilot: take it back first (TakeBackSeat).",
+                    kind=ErrorKind.CONFLICT,
+                )
             events = rs.decide(state, command, Context(now=now))
         except RuleError as exc:
             status, body = rule_error_problem(exc)
@@ -551,92 +596,179 @@ def has_bots(game_id: int) -> bool:
 
 
 def bots_play(game_id: int, *, max_steps: int | None = None) -> int:
-    """Let the game's bot seats act until none has anything to do; returns the number of commands applied.
+    """Let the game's machine seats (bots, and seats on autopilot played by the ``sensible`` bot) act until
+    none has anything to do; returns the number of commands applied.
 
     Each bot command is its own short transaction (lock, fold, decide, append), so players' commands
-    interleave. Idempotent and safe to call any number of times, from any process (a Celery task later)."""
+    interleave. Idempotent and safe to call any number of times, from any process: the Celery task
+    ``games.tasks.play_bots`` calls it (and the sweeper, for a task that was lost); tests call it directly."""
+    from . import deadlines
+
     limit = max_steps if max_steps is not None else settings.BOTS_MAX_STEPS
     applied = 0
     skip: set[int] = set()
     cached: tuple[int, Any] | None = None  # (version, state): reused while nobody else appended
-    while applied < limit:
-        with transaction.atomic():
-            game = Game.objects.select_for_update().filter(pk=game_id).first()
-            if game is None or game.status != GameStatus.RUNNING:
-                return applied
-            bots = list(
-                Seat.objects.filter(game=game, player__isnull=True, position__isnull=False).order_by(
-                    "position"
-                )
-            )
-            if not bots:
-                return applied
-            rs = ruleset_for(game)
-            state = cached[1] if cached is not None and cached[0] == game.version else load_state(game, rs)
-            if rs.is_terminal(state):
-                return applied
-            acted = False
-            for bot in bots:
-                position = bot.position
-                assert position is not None
-                if position in skip:
-                    continue
-                command = rs.bot_command(state, position, strategy=bot.bot_strategy, salt=game.pk)
-                if command is None:
-                    continue
-                now = timezone.now()
-                try:
-                    events = rs.decide(state, command, Context(now=now))
-                except RuleError:
-                    logger.exception("bot in seat %s of game %s sent a refused command", position, game_id)
-                    skip.add(position)
-                    continue
-                append_decided(
-                    game,
-                    rs,
-                    command,
-                    events,
-                    command_id=f"bot:{uuid.uuid4()}",
-                    actor_id=None,
-                    now=now,
-                )
-                state = rs.fold(events, state)
-                cached = (game.version, state)
-                remember_state(game.pk, rs, game.version, game.head_hash, state)
-                _sync_game(game, rs, state)
-                acted = True
-                applied += 1
-                break
-            if not acted:
-                return applied
+    with deadlines.bots_running():
+        while applied < limit:
+            with transaction.atomic():
+                game = Game.objects.select_for_update().filter(pk=game_id).first()
+                if game is None or game.status != GameStatus.RUNNING:
+                    return applied
+                rs = ruleset_for(game)
+                fresh = cached is not None and cached[0] == game.version
+                state = cached[1] if cached is not None and fresh else load_state(game, rs)
+                if game.deadline_at is not None and game.deadline_at <= timezone.now():
+                    state = expire_locked(game, rs, state, timezone.now())
+                if rs.is_terminal(state):
+                    return applied
+                strategies: dict[int, str] = dict.fromkeys(autopilot_seats(rs, state), "sensible")
+                for bot in Seat.objects.filter(game=game, player__isnull=True, position__isnull=False):
+                    assert bot.position is not None
+                    strategies[bot.position] = bot.bot_strategy
+                acted = False
+                for position in sorted(strategies):
+                    if position in skip:
+                        continue
+                    command = rs.bot_command(state, position, strategy=strategies[position], salt=game.pk)
+                    if command is None:
+                        continue
+                    now = timezone.now()
+                    try:
+                        events = rs.decide(state, command, Context(now=now))
+                    except RuleError:
+                        logger.exception("bot in seat %s of game %s: command refused", position, game_id)
+                        skip.add(position)
+                        continue
+                    append_decided(
+                        game,
+                        rs,
+                        command,
+                        events,
+                        command_id=f"bot:{uuid.uuid4()}",
+                        actor_id=None,
+                        now=now,
+                    )
+                    state = rs.fold(events, state)
+                    cached = (game.version, state)
+                    remember_state(game.pk, rs, game.version, game.head_hash, state)
+                    _sync_game(game, rs, state)
+                    acted = True
+                    applied += 1
+                    break
+                if not acted:
+                    if game.bots_due_at is not None:  # nothing a bot can do now: off the sweeper's list
+                        game.bots_due_at = None
+                        game.save(update_fields=["bots_due_at"])
+                    return applied
     return applied
 
 
 def game_expire(*, game_id: int, step_no: int, now: datetime | None = None) -> int:
-    """A deadline timer fired for step ``step_no``: apply the ruleset's expire command (a no-op when stale).
-    Returns the number of events appended. For the Celery sweeper of a later issue."""
+    """A deadline timer fired for step ``step_no``: apply the ruleset's expire command (a no-op when stale:
+    another step, not due yet, or the game is not running). Returns the number of events appended."""
     with transaction.atomic():
         game = Game.objects.select_for_update().filter(pk=game_id).first()
         if game is None or game.status != GameStatus.RUNNING or game.step_no != step_no:
             return 0
+        before = game.version
         rs = ruleset_for(game)
-        state = load_state(game, rs)
-        at = now or timezone.now()
-        try:
-            events = rs.decide(state, rs.expire_command(step_no), Context(now=at))
-        except RuleError:
-            return 0
-        append_decided(
-            game,
-            rs,
-            rs.expire_command(step_no),
-            events,
-            command_id=f"expire:{step_no}",
-            actor_id=None,
-            now=at,
+        expire_locked(game, rs, load_state(game, rs), now or timezone.now())
+        return game.version - before
+
+
+def system_command(
+    game: Game, rs: Ruleset[Any], state: Any, command: Any, now: datetime, command_id: str
+) -> Any:
+    """Decide and append a system command on the locked ``game``; returns the new state (the old one when the
+    command yields no events, e.g. a stale timer). Rule errors are the caller's."""
+    events = rs.decide(state, command, Context(now=now))
+    if not events:
+        return state
+    append_decided(game, rs, command, events, command_id=command_id, actor_id=None, now=now)
+    state = rs.fold(events, state)
+    remember_state(game.pk, rs, game.version, game.head_hash, state)
+    _sync_game(game, rs, state)
+    return state
+
+
+def expire_locked(game: Game, rs: Ruleset[Any], state: Any, now: datetime) -> Any:
+    """Apply the deadline of the locked game's current step if it has passed at ``now`` (R7.2/R7.3, R7.5);
+    the same path for the sweeper, the ETA task and a request that finds the deadline passed."""
+    waiting = rs.waiting(state)
+    if waiting is None or waiting.due_at is None or waiting.due_at > now:
+        return state
+    step_no = waiting.step_no
+    return system_command(
+        game, rs, state, rs.expire_command(step_no), now, f"expire:{step_no}:{uuid.uuid4().hex[:8]}"
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# pause, resume, hand-over (the creator's; a vote to pause is a player command of the ruleset)
+# --------------------------------------------------------------------------------------------------
+def _lock_running(game_id: int) -> Game:
+    game = lock_game(game_id)
+    if game.status != GameStatus.RUNNING:
+        code = "game_over" if game.status == GameStatus.OVER else "not_started"
+        raise Problem(409, code, f"The game is {game.status}.")
+    return game
+
+
+def _fresh_state(game: Game, rs: Ruleset[Any], now: datetime) -> Any:
+    """The locked game's state with a passed deadline applied first."""
+    return expire_locked(game, rs, load_state(game, rs), now)
+
+
+def game_pause(*, game_id: int, by: Player, pause: bool) -> Game:
+    """The creator pauses (or resumes) a running game: an event in the log; deadlines stop (and, on resume,
+    move by the paused time). Rule errors (already paused, pause by vote) propagate as problems."""
+    with transaction.atomic():
+        game = _lock_running(game_id)
+        _only_creator(game, by)
+        rs = ruleset_for(game)
+        now = timezone.now()
+        state = _fresh_state(game, rs, now)
+        if game.status != GameStatus.RUNNING:
+            raise Problem(409, "game_over", "The game is over.")
+        word = "pause" if pause else "resume"
+        system_command(game, rs, state, rs.pause_command(pause), now, f"{word}:{uuid.uuid4()}")
+    return game
+
+
+def game_hand_over(
+    *, game_id: int, by: Player, seat: int, to: str, strategy: str = "sensible", player: Player | None = None
+) -> Game:
+    """The creator gives an abandoned seat (on autopilot) to a bot (``to="bot"``, with ``strategy``) or to
+    ``player`` (``to="player"``, not yet in this game). The previous player loses the seat."""
+    if to == "bot":
+        _check_strategy(strategy)
+    elif player is None:
+        raise Problem(
+            422, "validation_error", "Name the player who takes the seat.", errors={"player": ["Required."]}
         )
-        _sync_game(game, rs, rs.fold(events, state))
-    return len(events)
+    with transaction.atomic():
+        game = _lock_running(game_id)
+        _only_creator(game, by)
+        row = Seat.objects.filter(game=game, position=seat).first()
+        if row is None:
+            raise Problem(404, "seat_not_found", f"No seat {seat} in this game.")
+        if to == "player":
+            assert player is not None
+            if Seat.objects.filter(game=game, player=player).exists():
+                raise Problem(409, "already_seated", "That player already has a seat in this game.")
+            row.player, row.bot_strategy, row.uid = player, "", _player_uid(player)
+        else:
+            row.player, row.bot_strategy, row.uid = None, strategy, f"bot{row.index}"
+        rs = ruleset_for(game)
+        now = timezone.now()
+        state = _fresh_state(game, rs, now)
+        if game.status != GameStatus.RUNNING:
+            raise Problem(409, "game_over", "The game is over.")
+        command = rs.hand_over_command(seat, to=to, player=row.uid)
+        rs.decide(state, command, Context(now=now))  # refused (RuleError) before the seat row changes
+        row.save(update_fields=["player", "bot_strategy", "uid"])
+        system_command(game, rs, state, command, now, f"hand-over:{uuid.uuid4()}")
+    return game
 
 
 __all__ = [
@@ -649,8 +781,10 @@ __all__ = [
     "game_command",
     "game_create",
     "game_expire",
+    "game_hand_over",
     "game_join",
     "game_leave",
+    "game_pause",
     "game_start",
     "has_bots",
     "load_state",

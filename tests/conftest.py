@@ -14,6 +14,7 @@ from django.test import Client
 from critters_api import testing
 from games.models import Event
 from players.models import ApiToken, Player
+from tests.worker import celery_worker_process  # noqa: F401
 
 _names = itertools.count()
 

@@ -45,8 +45,6 @@ class CommandView(GameView):
             if_match=request.headers.get("If-Match"),
             render=viewer_state,
         )
-        if not result.replayed and result.status == 200 and services.has_bots(game_id):
-            services.bots_play(game_id)
         response = Response(result.body, status=result.status)
         if result.status >= 400:
             response.content_type = PROBLEM_CONTENT_TYPE

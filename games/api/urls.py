@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import audit_views, seat_views, views
 from .command_views import COMMAND_VIEWS
 
 urlpatterns = [
@@ -14,6 +14,16 @@ urlpatterns = [
     path("games/<int:game_id>/state", views.StateView.as_view(), name="game-state"),
     path("games/<int:game_id>/events", views.EventsView.as_view(), name="game-events"),
     path("me/games", views.MyGamesView.as_view(), name="my-games"),
+    path("games/<int:game_id>/pause", seat_views.PauseView.as_view(), name="game-pause"),
+    path("games/<int:game_id>/resume", seat_views.ResumeView.as_view(), name="game-resume"),
+    path(
+        "games/<int:game_id>/seats/<int:seat>/hand-over",
+        seat_views.HandOverView.as_view(),
+        name="game-seat-hand-over",
+    ),
+    path("games/<int:game_id>/record", audit_views.RecordView.as_view(), name="game-record"),
+    path("games/<int:game_id>/verify", audit_views.VerifyView.as_view(), name="game-verify"),
+    path("games/<int:game_id>/states/<int:seq>", audit_views.StateAtView.as_view(), name="game-state-at"),
     *[
         path(f"games/<int:game_id>/commands/{name}", view.as_view(), name=f"game-command-{name}")
         for name, view in COMMAND_VIEWS

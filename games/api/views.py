@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from critters_api.problems import Problem
-from games import selectors, services
+from games import deadlines, selectors, services
 from games.models import Game, GameStatus
 from players.models import Player
 
@@ -103,6 +103,7 @@ class GameView(APIView):
     permission_classes = [IsAuthenticated]
 
     def game_and_viewer(self, request: Request, game_id: int) -> tuple[Game, int | None]:
+        deadlines.apply_due(game_id)  # a passed deadline is applied before anyone reads the game
         game = services.get_game(game_id)
         viewer = services.viewer_for(game, _player(request))
         return game, viewer
@@ -191,9 +192,7 @@ class GamesView(APIView):
             bots=v["bots"],
             setup=setup,
         )
-        if game.status == GameStatus.RUNNING and services.has_bots(game.pk):
-            services.bots_play(game.pk)
-            game.refresh_from_db()
+        # bots act through Celery tasks published when this commits (games.deadlines), never in the request
         return _with_etag(Response(selectors.game_public(game, player=_player(request)), status=201), game)
 
 
@@ -243,8 +242,6 @@ class LobbyActionView(GameView):
         data = self.input_class(data=request.data if request.data is not None else {})
         data.is_valid(raise_exception=True)
         game = self.act(request, game_id, dict(data.validated_data))
-        if game.status == GameStatus.RUNNING and services.has_bots(game.pk):
-            services.bots_play(game.pk)
         game.refresh_from_db()
         return _with_etag(Response(selectors.game_public(game, player=_player(request))), game)
 
@@ -381,6 +378,7 @@ class EventsView(GameView):
 
 
 class MyGamesView(APIView):
+    query_params_documented = True  # a bad `cursor` is a documented 400 `invalid_cursor`
     permission_classes = [IsAuthenticated]
     pagination_class = GameCursorPagination
 

@@ -114,6 +114,7 @@ class Ruleset(Protocol[StateT]):
     """What the service needs from a game. One instance per ruleset, registered by ``slug``."""
 
     slug: str
+    autopilot_player_commands: tuple[str, ...]  # what a player may still send while a bot plays their seat
     version: str  # changes whenever folding the same events could give a different state (cache key)
 
     # --- options -----------------------------------------------------------------------------
@@ -168,6 +169,35 @@ class Ruleset(Protocol[StateT]):
 
     def expire_command(self, step_no: int) -> Command:
         """The system command a timer sends when the deadline of step ``step_no`` passes."""
+        ...
+
+    # --- play by web: warnings, outage extensions, pause, autopilot, hand-over ------------------------
+    def warn_command(self, step_no: int) -> Command:
+        """The system command that warns the seats that have not acted that step ``step_no`` is due soon."""
+        ...
+
+    def extend_command(self, step_no: int, seconds: int, reason: str) -> Command:
+        """The system command that gives step ``step_no`` ``seconds`` more from now (``reason``: outage)."""
+        ...
+
+    def pause_command(self, pause: bool) -> Command:
+        """The system command that pauses (``True``) or resumes the game for its creator."""
+        ...
+
+    def hand_over_command(self, seat: Seat, *, to: str, player: str) -> Command:
+        """The system command that gives an abandoned ``seat`` to a bot or another player (id ``player``)."""
+        ...
+
+    def warn_at(self, state: StateT) -> datetime | None:
+        """When the current step's deadline warning is due, or ``None``."""
+        ...
+
+    def step_seconds(self, state: StateT) -> int | None:
+        """The current step's deadline duration in seconds, or ``None``."""
+        ...
+
+    def autopilot_seats(self, state: StateT) -> frozenset[Seat]:
+        """Seats a bot plays for an absent player (until taken back)."""
         ...
 
     def bot_command(self, state: StateT, seat: Seat, *, strategy: str, salt: int) -> Command | None:

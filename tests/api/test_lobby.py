@@ -119,5 +119,11 @@ def test_operator_setup_makes_an_unfair_game_and_fixes_the_seed() -> None:
 def test_bots_play_is_idempotent_and_bounded(alice: Api) -> None:
     gid = alice.post("/api/v1/games", {"seats": 4, "join": False, "bots": ["random"] * 4}).json()["id"]
     game = Game.objects.get(pk=gid)
-    assert game.status == "over"  # only bots: they played it to the end at creation
+    # bots never play inside the request: a Celery task (games.tasks.play_bots) is published on commit,
+    # and the game is on the sweeper's list until they have played (tests/deadlines prove the task path)
+    assert game.status == "running"
+    assert game.bots_due_at is not None
+    assert services.bots_play(gid) > 0  # what the task runs: only bots, they play it to the end
+    game.refresh_from_db()
+    assert (game.status, game.bots_due_at) == ("over", None)
     assert services.bots_play(gid) == 0

@@ -13,7 +13,11 @@ from games.rules.goodcritters.ruleset import RULESET
 from .helpers import T0, Given, all_to, card, choose_all, given, later, make_setup, start
 
 TOP7 = [card(2000, k) for k in range(7)]
-DEADLINES = {"deadlines": {"distribute": 3600, "choose": 600}}
+# the plain R7.2/R7.3 defaults: no extension budget, no autopilot (those are tested in test_absence.py)
+DEADLINES = {
+    "deadlines": {"distribute": 3600, "choose": 600},
+    "absence": {"extensions": 0, "autopilot_after": None},
+}
 
 
 def game(options: Mapping[str, Any] | None = None, *, creator: str = "p0") -> Given:

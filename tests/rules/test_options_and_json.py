@@ -45,6 +45,9 @@ def test_options_round_trip_through_json() -> None:
         "shuffle_seats": True,
         "timeout_action": "vote_no",
         "deadlines": {"distribute": 86400, "choose": 3600},
+        "absence": {"extensions": 2, "autopilot_after": None},
+        "pause_by": "vote",
+        "warn_before": 600,
     }
     options = RULESET.parse_options(raw)
     assert RULESET.options_to_json(options) == raw
@@ -75,6 +78,15 @@ def test_options_round_trip_through_json() -> None:
         ({"deadlines": {"choose": 0}}, "deadlines.choose"),
         ({"deadlines": {"choose": "60"}}, "deadlines.choose"),
         ({"deadlines": {"distribute": True}}, "deadlines.distribute"),
+        ({"absence": 1}, "absence"),
+        ({"absence": {"extensions": -1}}, "absence.extensions"),
+        ({"absence": {"extensions": 11}}, "absence.extensions"),
+        ({"absence": {"autopilot_after": 0}}, "absence.autopilot_after"),
+        ({"absence": {"autopilot_after": True}}, "absence.autopilot_after"),
+        ({"absence": {"budget": 1}}, "absence.budget"),
+        ({"pause_by": "anyone"}, "pause_by"),
+        ({"warn_before": -1}, "warn_before"),
+        ({"warn_before": 1.5}, "warn_before"),
     ],
 )
 def test_bad_options_are_refused_naming_the_key(raw: dict[str, Any], key: str) -> None:

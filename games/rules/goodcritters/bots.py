@@ -69,7 +69,7 @@ class Mix:
 
 def bot_command(state: State, seat: int, *, strategy: str, salt: int) -> Command | None:
     """A legal command for the bot in ``seat``, or None when it has nothing to do now."""
-    if state.phase not in (DISTRIBUTE, CHOOSE) or state.resigned[seat]:
+    if state.phase not in (DISTRIBUTE, CHOOSE) or state.resigned[seat] or state.paused_at is not None:
         return None
     if strategy == "random":
         return _random_bot(state, seat, salt)

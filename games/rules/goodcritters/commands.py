@@ -161,6 +161,74 @@ class Resign:
 
 
 @dataclass(frozen=True, slots=True)
+class TakeBackSeat:
+    """Play by web: the player of a seat on autopilot takes it back (the bot stops playing it)."""
+
+    TYPE = "TakeBackSeat"
+    seat: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class VotePause:
+    """Play by web, option ``pause_by = "vote"``: vote to pause (``pause`` true, while running) or to resume
+    (``pause`` false, while paused); a majority of the seats still playing decides."""
+
+    TYPE = "VotePause"
+    seat: int | None
+    pause: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ExtendDeadline:
+    """System: give step ``step_no`` ``seconds`` more from now (``reason``: ``outage``, the timer system was
+    down when the deadline fell due). Stale: no events."""
+
+    TYPE = "ExtendDeadline"
+    seat: None
+    step_no: int
+    seconds: int
+    reason: str = "outage"
+
+
+@dataclass(frozen=True, slots=True)
+class WarnDeadline:
+    """System: warn the seats that have not acted that step ``step_no``'s deadline is near (stale, early,
+    already warned, or nobody to warn: no events)."""
+
+    TYPE = "WarnDeadline"
+    seat: None
+    step_no: int
+
+
+@dataclass(frozen=True, slots=True)
+class PauseGame:
+    """System, for the game's creator (option ``pause_by = "creator"``): pause the game; deadlines stop."""
+
+    TYPE = "PauseGame"
+    seat: None
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeGame:
+    """System, for the game's creator: resume; the deadline moves by the time the game was paused."""
+
+    TYPE = "ResumeGame"
+    seat: None
+
+
+@dataclass(frozen=True, slots=True)
+class HandOverSeat:
+    """System, for the game's creator: a seat on autopilot (abandoned) goes to a bot (``to = "bot"``) or to
+    another player (``to = "player"``); ``player`` is the seat's new opaque player id."""
+
+    TYPE = "HandOverSeat"
+    seat: None
+    target: int
+    to: str
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
 class SendMessage:
     """R6.5: public (``to`` None) or private to the seats in ``to``."""
 
@@ -187,9 +255,24 @@ Command = (
     | WithdrawTrade
     | Resign
     | SendMessage
+    | TakeBackSeat
+    | VotePause
+    | ExtendDeadline
+    | WarnDeadline
+    | PauseGame
+    | ResumeGame
+    | HandOverSeat
 )
 
-SYSTEM_COMMANDS: tuple[type[Command], ...] = (StartGame, ExpireDeadline)
+SYSTEM_COMMANDS: tuple[type[Command], ...] = (
+    StartGame,
+    ExpireDeadline,
+    ExtendDeadline,
+    WarnDeadline,
+    PauseGame,
+    ResumeGame,
+    HandOverSeat,
+)
 PLAYER_COMMANDS: tuple[type[Command], ...] = (
     DistributeLoot,
     ChooseAction,
@@ -205,6 +288,8 @@ PLAYER_COMMANDS: tuple[type[Command], ...] = (
     WithdrawTrade,
     Resign,
     SendMessage,
+    TakeBackSeat,
+    VotePause,
 )
 COMMAND_CLASSES: tuple[type[Command], ...] = SYSTEM_COMMANDS + PLAYER_COMMANDS
 

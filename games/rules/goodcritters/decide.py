@@ -43,21 +43,28 @@ from .commands import (
     DeclineTrade,
     DistributeLoot,
     ExpireDeadline,
+    ExtendDeadline,
     GiveGift,
+    HandOverSeat,
     OfferPayoff,
     OfferTrade,
+    PauseGame,
     PlaceThreat,
     RemoveThreat,
     Resign,
+    ResumeGame,
     SendMessage,
     SetReady,
     StartGame,
+    TakeBackSeat,
+    VotePause,
+    WarnDeadline,
     WithdrawPayoff,
     WithdrawTrade,
 )
 from .errors import fail, rule_error
 from .evolve import evolve
-from .options import Options
+from .options import MAX_DEADLINE_SECONDS, Options
 from .state import CHOOSE, DISTRIBUTE, OVER, SETUP, State, Trade
 
 MAX_MESSAGE_LENGTH = 2000
@@ -823,17 +830,192 @@ def _send_message(run: _Run, seat: int, command: SendMessage) -> None:
 
 
 def _expire(run: _Run, command: ExpireDeadline) -> None:
-    """R7.2/R7.3/R7.5. A stale or early timer yields no events."""
+    """R7.2/R7.3/R7.5 and the absent-player policy. A stale or early timer, or one while the game is paused,
+    yields no events. Seats that missed the deadline with an extension left get one (everyone's ready flag
+    is cleared) instead of the default plays; a seat that has missed ``autopilot_after`` deadlines in a row
+    goes on autopilot."""
     state = run.state
     if command.step_no != state.step_no or state.due_at is None or state.phase not in (DISTRIBUTE, CHOOSE):
         return
-    if _utc(run.ctx.now) < datetime.fromisoformat(state.due_at):
+    if state.paused_at is not None or _utc(run.ctx.now) < datetime.fromisoformat(state.due_at):
+        return
+    missed = missing_seats(state)
+    if missed:
+        run.emit(ev.DeadlineMissed(step_no=state.step_no, step=state.phase, seats=missed))
+    extend = tuple(s for s in missed if state.extensions_left[s] > 0)
+    seconds = state.options.deadline(state.phase)
+    if extend and seconds is not None:
+        run.emit(
+            ev.DeadlineExtended(
+                step_no=state.step_no,
+                step=state.phase,
+                due_at=(_utc(run.ctx.now) + timedelta(seconds=seconds)).isoformat(),
+                previous_due_at=state.due_at,
+                reason="absence",
+                seats=extend,
+                unready=tuple(s for s in range(state.n) if run.state.ready[s]),
+            )
+        )
         return
     run.emit(ev.DeadlinePassed(step_no=state.step_no, step=state.phase, due_at=state.due_at))
+    after = state.options.autopilot_after
+    if after is not None:
+        for seat in missed:
+            if run.state.misses[seat] >= after and not run.state.autopilot[seat]:
+                run.emit(ev.AutopilotEngaged(seat=seat, reason="absent"))
     if state.phase == DISTRIBUTE:
         _auto_distribute(run, "deadline")
     else:
         _close_choose(run, "deadline")
+
+
+def missing_seats(state: State) -> tuple[int, ...]:
+    """The seats that have not acted in the current step (Step 2: the Boss has not dealt; Step 3: no action
+    chosen), not counting resigned seats and seats on autopilot (a bot plays those)."""
+    if state.phase == DISTRIBUTE:
+        seats: tuple[int, ...] = (state.boss,)
+    elif state.phase == CHOOSE:
+        seats = tuple(s for s in range(state.n) if state.actions[s] is None)
+    else:
+        return ()
+    return tuple(s for s in seats if not state.resigned[s] and not state.autopilot[s])
+
+
+def warn_time(state: State) -> datetime | None:
+    """When the current step's deadline warning is due: ``warn_before`` seconds before the deadline (default
+    a quarter of the step's duration), ``None`` when there is no deadline, the game is paused, the warning
+    was given for this deadline, nobody is left to warn, or warnings are off (``warn_before = 0``)."""
+    if state.due_at is None or state.paused_at is not None or state.warned == state.due_at:
+        return None
+    if state.phase not in (DISTRIBUTE, CHOOSE) or not _unwarned(state):
+        return None
+    seconds = state.options.deadline(state.phase)
+    before = state.options.warn_before if state.options.warn_before is not None else (seconds or 0) // 4
+    if before <= 0:
+        return None
+    return datetime.fromisoformat(state.due_at) - timedelta(seconds=before)
+
+
+def _unwarned(state: State) -> tuple[int, ...]:
+    """The seats a warning is for: those the step still waits on, not resigned, not on autopilot."""
+    if state.phase == DISTRIBUTE:
+        seats: tuple[int, ...] = (state.boss,)
+    else:
+        seats = tuple(s for s in range(state.n) if state.actions[s] is None or not state.ready[s])
+    return tuple(s for s in seats if not state.resigned[s] and not state.autopilot[s])
+
+
+def _warn(run: _Run, command: WarnDeadline) -> None:
+    state = run.state
+    if command.step_no != state.step_no:
+        return
+    at = warn_time(state)
+    if at is None or _utc(run.ctx.now) < at or state.due_at is None:
+        return
+    run.emit(
+        ev.DeadlineNear(step_no=state.step_no, step=state.phase, due_at=state.due_at, seats=_unwarned(state))
+    )
+
+
+def _extend(run: _Run, command: ExtendDeadline) -> None:
+    """The timer system was down when the deadline fell due: extend instead of playing (no budget spent)."""
+    state = run.state
+    if command.reason != "outage":
+        fail("invalid_command", "the only system extension is for an outage")
+    if type(command.seconds) is not int or not 1 <= command.seconds <= MAX_DEADLINE_SECONDS:
+        fail("invalid_command", f"an extension is 1 to {MAX_DEADLINE_SECONDS} seconds")
+    if command.step_no != state.step_no or state.due_at is None or state.paused_at is not None:
+        return
+    run.emit(
+        ev.DeadlineExtended(
+            step_no=state.step_no,
+            step=state.phase,
+            due_at=(_utc(run.ctx.now) + timedelta(seconds=command.seconds)).isoformat(),
+            previous_due_at=state.due_at,
+            reason="outage",
+            seats=(),
+            unready=(),
+        )
+    )
+
+
+def _voters(state: State) -> tuple[int, ...]:
+    return tuple(s for s in range(state.n) if not state.resigned[s] and not state.autopilot[s])
+
+
+def _pause(run: _Run, by: str) -> None:
+    if run.state.paused_at is not None:
+        fail("already_paused", "the game is already paused")
+    run.emit(ev.GamePaused(at=_utc(run.ctx.now).isoformat(), by=by))
+
+
+def _resume(run: _Run, by: str) -> None:
+    state = run.state
+    if state.paused_at is None:
+        fail("not_paused", "the game is not paused")
+    paused = _utc(run.ctx.now) - datetime.fromisoformat(state.paused_at)
+    due = (datetime.fromisoformat(state.due_at) + paused).isoformat() if state.due_at is not None else None
+    run.emit(ev.GameResumed(by=by, paused_seconds=max(0, math.ceil(paused.total_seconds())), due_at=due))
+
+
+def _pause_by_creator(run: _Run, command: PauseGame | ResumeGame) -> None:
+    if run.state.options.pause_by != "creator":
+        fail("pause_by_vote", "in this game the players pause and resume by vote (VotePause)")
+    if isinstance(command, PauseGame):
+        _pause(run, "creator")
+    else:
+        _resume(run, "creator")
+
+
+def _vote_pause(run: _Run, seat: int, command: VotePause) -> None:
+    state = run.state
+    if state.options.pause_by != "vote":
+        fail("pause_by_creator", "in this game only the creator pauses and resumes")
+    if state.autopilot[seat]:
+        fail("not_on_autopilot", "take your seat back first (TakeBackSeat)")
+    if command.pause and state.paused_at is not None:
+        fail("already_paused", "the game is already paused: vote to resume (pause: false)")
+    if not command.pause and state.paused_at is None:
+        fail("not_paused", "the game is not paused: vote to pause (pause: true)")
+    if seat in state.pause_votes:
+        fail("no_change", "you have already voted")
+    run.emit(ev.PauseVoted(seat=seat, pause=command.pause))
+    voters = _voters(run.state)
+    if len(run.state.pause_votes & set(voters)) * 2 > len(voters):
+        if command.pause:
+            _pause(run, "vote")
+        else:
+            _resume(run, "vote")
+
+
+def _take_back(run: _Run, seat: int, command: TakeBackSeat) -> None:
+    if not run.state.autopilot[seat]:
+        fail("not_on_autopilot", "your seat is not on autopilot")
+    run.emit(ev.AutopilotReleased(seat=seat, reason="taken_back"))
+
+
+def _hand_over(run: _Run, command: HandOverSeat) -> None:
+    state = run.state
+    if type(command.target) is not int or not 0 <= command.target < state.n:
+        fail("invalid_hand_over", "no such seat in this game")
+    if command.to not in ("bot", "player") or not command.player or command.player in state.players:
+        fail("invalid_hand_over", "a seat goes to a bot or to a player new to this game")
+    if not state.autopilot[command.target] or state.resigned[command.target]:
+        fail("not_on_autopilot", "only an abandoned seat (on autopilot) can be handed over")
+    run.emit(ev.AutopilotReleased(seat=command.target, reason="handed_over"))
+    run.emit(ev.SeatHandedOver(seat=command.target, to=command.to, player=command.player))
+
+
+_SYSTEM: dict[type[Any], Callable[[_Run, Any], None]] = {
+    ExpireDeadline: _expire,
+    ExtendDeadline: _extend,
+    WarnDeadline: _warn,
+    PauseGame: _pause_by_creator,
+    ResumeGame: _pause_by_creator,
+    HandOverSeat: _hand_over,
+}
+# what a seat may still do while the game is paused
+_WHILE_PAUSED: tuple[type[Any], ...] = (SendMessage, Resign, TakeBackSeat, VotePause)
 
 
 _PLAYER: dict[type[Any], Callable[[_Run, int, Any], None]] = {
@@ -851,6 +1033,8 @@ _PLAYER: dict[type[Any], Callable[[_Run, int, Any], None]] = {
     WithdrawTrade: _withdraw_trade,
     Resign: _resign,
     SendMessage: _send_message,
+    TakeBackSeat: _take_back,
+    VotePause: _vote_pause,
 }
 
 
@@ -872,10 +1056,11 @@ def step(state: State, command: Command, ctx: Context) -> tuple[list[ev.Event], 
     if state.phase == OVER:
         fail("game_over", "the game is over")
     run = _Run(state, ctx)
-    if isinstance(command, ExpireDeadline):
+    system = _SYSTEM.get(type(command))
+    if system is not None:
         if command.seat is not None:
-            fail("system_only", "only the system expires deadlines")
-        _expire(run, command)
+            fail("system_only", "only the system sends this command")
+        system(run, command)
         return run.events, run.state
     handler = _PLAYER.get(type(command))
     if handler is None:
@@ -885,6 +1070,8 @@ def step(state: State, command: Command, ctx: Context) -> tuple[list[ev.Event], 
         fail("not_seated", "you do not have a seat in this game")
     if state.resigned[seat] and not isinstance(command, SendMessage):
         fail("resigned", "you have resigned from this game (R7.4)")
+    if state.paused_at is not None and not isinstance(command, _WHILE_PAUSED):
+        fail("paused", "the game is paused")
     handler(run, seat, command)
     return run.events, run.state
 

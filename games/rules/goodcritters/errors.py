@@ -59,6 +59,14 @@ CODES: Final[dict[str, ErrorKind]] = {
     "too_many_trades": CONFLICT,
     # talk
     "invalid_message": INVALID,
+    # play by web: absent players, pause
+    "paused": CONFLICT,
+    "not_paused": CONFLICT,
+    "already_paused": CONFLICT,
+    "pause_by_creator": CONFLICT,
+    "pause_by_vote": CONFLICT,
+    "not_on_autopilot": CONFLICT,
+    "invalid_hand_over": INVALID,
 }
 
 

@@ -437,6 +437,111 @@ class GameEnded:
     seed: str
 
 
+@dataclass(frozen=True, slots=True)
+class DeadlineMissed:
+    """Play by web: when step ``step_no``'s deadline passed, ``seats`` had not acted (Step 2: the Boss had not
+    dealt; Step 3: no action chosen). Counts toward each seat's consecutive misses (autopilot)."""
+
+    TYPE = "DeadlineMissed"
+    VERSION = 1
+    step_no: int
+    step: str
+    seats: Seats
+
+
+@dataclass(frozen=True, slots=True)
+class DeadlineExtended:
+    """Play by web: step ``step_no`` now falls due at ``due_at`` instead of ``previous_due_at``. ``reason``:
+    ``absence`` (``seats`` missed it and each spent one extension of their budget; everyone's ready flag
+    is cleared, ``unready``) or ``outage`` (the timer system was down when it fell due)."""
+
+    TYPE = "DeadlineExtended"
+    VERSION = 1
+    step_no: int
+    step: str
+    due_at: str
+    previous_due_at: str
+    reason: str
+    seats: Seats
+    unready: Seats
+
+
+@dataclass(frozen=True, slots=True)
+class DeadlineNear:
+    """Play by web: step ``step_no``'s deadline (``due_at``) is near and ``seats`` have not acted."""
+
+    TYPE = "DeadlineNear"
+    VERSION = 1
+    step_no: int
+    step: str
+    due_at: str
+    seats: Seats
+
+
+@dataclass(frozen=True, slots=True)
+class AutopilotEngaged:
+    """Play by web: ``seat`` missed too many deadlines in a row (``reason``: ``absent``); the sensible bot
+    plays it until its player takes it back (``TakeBackSeat``) or the creator hands it over."""
+
+    TYPE = "AutopilotEngaged"
+    VERSION = 1
+    seat: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class AutopilotReleased:
+    """Play by web: the bot stops playing ``seat`` (``reason``: ``taken_back`` | ``handed_over``)."""
+
+    TYPE = "AutopilotReleased"
+    VERSION = 1
+    seat: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class PauseVoted:
+    """Play by web, ``pause_by = "vote"``: ``seat`` votes to pause (``pause``) or to resume."""
+
+    TYPE = "PauseVoted"
+    VERSION = 1
+    seat: int
+    pause: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GamePaused:
+    """Play by web: the game is paused from ``at`` (``by``: ``creator`` | ``vote``); deadlines stop."""
+
+    TYPE = "GamePaused"
+    VERSION = 1
+    at: str
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameResumed:
+    """Play by web: the game runs again; the current deadline moved by ``paused_seconds`` to ``due_at``."""
+
+    TYPE = "GameResumed"
+    VERSION = 1
+    by: str
+    paused_seconds: int
+    due_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatHandedOver:
+    """Play by web: the creator gave ``seat`` (abandoned, on autopilot) to a bot or to another player
+    (``to``: ``bot`` | ``player``); ``player`` is its new opaque player id."""
+
+    TYPE = "SeatHandedOver"
+    VERSION = 1
+    seat: int
+    to: str
+    player: str
+
+
 Event = (
     GameStarted
     | RoundStarted
@@ -474,6 +579,15 @@ Event = (
     | PlayerResigned
     | MessageSent
     | GameEnded
+    | DeadlineMissed
+    | DeadlineExtended
+    | DeadlineNear
+    | AutopilotEngaged
+    | AutopilotReleased
+    | PauseVoted
+    | GamePaused
+    | GameResumed
+    | SeatHandedOver
 )
 
 EVENT_CLASSES: tuple[type[Event], ...] = (
@@ -513,4 +627,13 @@ EVENT_CLASSES: tuple[type[Event], ...] = (
     PlayerResigned,
     MessageSent,
     GameEnded,
+    DeadlineMissed,
+    DeadlineExtended,
+    DeadlineNear,
+    AutopilotEngaged,
+    AutopilotReleased,
+    PauseVoted,
+    GamePaused,
+    GameResumed,
+    SeatHandedOver,
 )

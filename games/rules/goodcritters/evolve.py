@@ -9,12 +9,19 @@ from .cards import PAYOFF_CARDS_EACH, PAYOFF_TOKENS_EACH
 from .events import (
     ActionChosen,
     ActionRevealed,
+    AutopilotEngaged,
+    AutopilotReleased,
     BossBonus,
     BossChanged,
+    DeadlineExtended,
+    DeadlineMissed,
+    DeadlineNear,
     DeadlinePassed,
     Event,
     FuzzRevealed,
     GameEnded,
+    GamePaused,
+    GameResumed,
     GameStarted,
     GiftGiven,
     LootAwarded,
@@ -24,6 +31,7 @@ from .events import (
     LootRevealed,
     LootSkimmed,
     MessageSent,
+    PauseVoted,
     PayoffOffered,
     PayoffResolved,
     PayoffWithdrawn,
@@ -33,6 +41,7 @@ from .events import (
     RobSucceeded,
     RoundEnded,
     RoundStarted,
+    SeatHandedOver,
     StepClosed,
     StepOpened,
     ThreatPlaced,
@@ -111,6 +120,9 @@ def _game_started(s: State, e: GameStarted) -> State:
         changes=(0,) * n,
         revealed=(False,) * n,
         resigned=(False,) * n,
+        extensions_left=(e.options.extensions,) * n,
+        misses=(0,) * n,
+        autopilot=(False,) * n,
     )
 
 
@@ -136,6 +148,8 @@ def _deadline_passed(s: State, e: DeadlinePassed) -> State:
 
 
 def _loot_distributed(s: State, e: LootDistributed) -> State:
+    if e.auto is None and s.misses and s.misses[e.boss]:  # the Boss dealt: no longer missing
+        return update(s, shares=e.shares, phase=RESOLVE, misses=setitem(s.misses, e.boss, 0))
     return update(s, shares=e.shares, phase=RESOLVE)
 
 
@@ -148,6 +162,7 @@ def _action_chosen(s: State, e: ActionChosen) -> State:
         commit_no=e.commit_no + 1,
         changes=_bump(s.changes, seat),
         ready=_unready(s.ready, e.unready),
+        misses=setitem(s.misses, seat, 0) if s.misses and s.misses[seat] else s.misses,
     )
 
 
@@ -360,6 +375,54 @@ def _game_ended(s: State, e: GameEnded) -> State:
     return update(s, phase=OVER, end_reason=e.reason, scores=e.scores, winners=e.winners, due_at=None)
 
 
+def _deadline_missed(s: State, e: DeadlineMissed) -> State:
+    misses = list(s.misses)
+    for seat in e.seats:
+        misses[seat] += 1
+    return update(s, misses=tuple(misses))
+
+
+def _deadline_extended(s: State, e: DeadlineExtended) -> State:
+    left = list(s.extensions_left)
+    if e.reason == "absence":
+        for seat in e.seats:
+            left[seat] -= 1
+    return update(s, due_at=e.due_at, extensions_left=tuple(left), ready=_unready(s.ready, e.unready))
+
+
+def _deadline_near(s: State, e: DeadlineNear) -> State:
+    return update(s, warned=e.due_at)
+
+
+def _autopilot_engaged(s: State, e: AutopilotEngaged) -> State:
+    return update(s, autopilot=setitem(s.autopilot, e.seat, True))
+
+
+def _autopilot_released(s: State, e: AutopilotReleased) -> State:
+    return update(s, autopilot=setitem(s.autopilot, e.seat, False), misses=setitem(s.misses, e.seat, 0))
+
+
+def _pause_voted(s: State, e: PauseVoted) -> State:
+    return update(s, pause_votes=s.pause_votes | {e.seat})
+
+
+def _game_paused(s: State, e: GamePaused) -> State:
+    return update(s, paused_at=e.at, pause_votes=frozenset())
+
+
+def _game_resumed(s: State, e: GameResumed) -> State:
+    return update(s, paused_at=None, pause_votes=frozenset(), due_at=e.due_at)
+
+
+def _seat_handed_over(s: State, e: SeatHandedOver) -> State:
+    return update(
+        s,
+        players=setitem(s.players, e.seat, e.player),
+        extensions_left=setitem(s.extensions_left, e.seat, s.options.extensions),
+        misses=setitem(s.misses, e.seat, 0),
+    )
+
+
 _HANDLERS: dict[type[Any], Callable[[State, Any], State]] = {
     GameStarted: _game_started,
     RoundStarted: _round_started,
@@ -397,6 +460,15 @@ _HANDLERS: dict[type[Any], Callable[[State, Any], State]] = {
     PlayerResigned: _player_resigned,
     MessageSent: _message_sent,
     GameEnded: _game_ended,
+    DeadlineMissed: _deadline_missed,
+    DeadlineExtended: _deadline_extended,
+    DeadlineNear: _deadline_near,
+    AutopilotEngaged: _autopilot_engaged,
+    AutopilotReleased: _autopilot_released,
+    PauseVoted: _pause_voted,
+    GamePaused: _game_paused,
+    GameResumed: _game_resumed,
+    SeatHandedOver: _seat_handed_over,
 }
 
 

@@ -24,6 +24,9 @@ TIMEOUT_ACTIONS: Final[tuple[str, ...]] = ("none", *ACTIONS)  # R7.3
 DEADLINE_STEPS: Final[tuple[str, ...]] = ("distribute", "choose")  # the steps that wait on players (R7.1)
 MAX_DEADLINE_SECONDS: Final[int] = 30 * 24 * 3600
 MAX_BOSS_TERM_LIMIT: Final[int] = 50
+MAX_EXTENSIONS: Final[int] = 10
+MAX_AUTOPILOT_AFTER: Final[int] = 20
+PAUSE_BY: Final[tuple[str, ...]] = ("creator", "vote")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +41,12 @@ class Options:
     timeout_action: str = "none"  # R7.3
     deadline_distribute: int | None = None  # seconds, R7.1
     deadline_choose: int | None = None  # seconds, R7.1
+    # absent players (play by web): each seat's budget of deadline extensions, and the consecutive missed
+    # deadlines after which the seat goes on autopilot (None: never)
+    extensions: int = 1
+    autopilot_after: int | None = 3
+    pause_by: str = "creator"  # who pauses and resumes: the game's creator, or a vote of the players
+    warn_before: int | None = None  # seconds before a deadline to warn (None: a quarter of the step; 0: off)
 
     def deadline(self, step: str) -> int | None:
         return self.deadline_distribute if step == "distribute" else self.deadline_choose
@@ -59,6 +68,9 @@ _KEYS: Final[tuple[str, ...]] = (
     "shuffle_seats",
     "timeout_action",
     "deadlines",
+    "absence",
+    "pause_by",
+    "warn_before",
 )
 
 
@@ -130,6 +142,39 @@ def _deadlines(value: Any) -> tuple[int | None, int | None]:
     return out[0], out[1]
 
 
+def _absence(value: Any) -> tuple[int, int | None]:
+    if not isinstance(value, Mapping):
+        raise InvalidOptions(
+            "option 'absence' must be an object {extensions, autopilot_after}", key="absence"
+        )
+    for key in value:
+        if key not in ("extensions", "autopilot_after"):
+            raise InvalidOptions(f"unknown key {key!r} in option 'absence'", key=f"absence.{key}")
+    extensions = value.get("extensions", 1)
+    if not _is_int(extensions) or not 0 <= extensions <= MAX_EXTENSIONS:
+        raise InvalidOptions(
+            f"option 'absence.extensions' must be whole number from 0 to {MAX_EXTENSIONS}",
+            key="absence.extensions",
+        )
+    after = value.get("autopilot_after", 3)
+    if after is not None and (not _is_int(after) or not 1 <= after <= MAX_AUTOPILOT_AFTER):
+        raise InvalidOptions(
+            "option 'absence.autopilot_after' must be null or a whole number from 1 to "
+            f"{MAX_AUTOPILOT_AFTER}",
+            key="absence.autopilot_after",
+        )
+    return extensions, after
+
+
+def _warn_before(value: Any) -> int | None:
+    if value is not None and (not _is_int(value) or not 0 <= value <= MAX_DEADLINE_SECONDS):
+        raise InvalidOptions(
+            f"option 'warn_before' must be null or whole seconds from 0 to {MAX_DEADLINE_SECONDS}",
+            key="warn_before",
+        )
+    return None if value is None else int(value)
+
+
 def parse_options(raw: Mapping[str, Any] | None) -> Options:
     """Validate a game's options; missing keys take the defaults (the base game)."""
     if raw is None:
@@ -142,6 +187,7 @@ def parse_options(raw: Mapping[str, Any] | None) -> Options:
         if key not in _KEYS:
             raise InvalidOptions(f"unknown option {key!r}", key=key)
     distribute, choose = _deadlines(raw["deadlines"]) if "deadlines" in raw else (None, None)
+    extensions, autopilot_after = _absence(raw["absence"]) if "absence" in raw else (1, 3)
     return Options(
         payoffs=_bool(raw, "payoffs") if "payoffs" in raw else False,
         boss_term_limit=_boss_term_limit(raw.get("boss_term_limit")),
@@ -151,6 +197,10 @@ def parse_options(raw: Mapping[str, Any] | None) -> Options:
         timeout_action=_choice(raw, "timeout_action", TIMEOUT_ACTIONS) if "timeout_action" in raw else "none",
         deadline_distribute=distribute,
         deadline_choose=choose,
+        extensions=extensions,
+        autopilot_after=autopilot_after,
+        pause_by=_choice(raw, "pause_by", PAUSE_BY) if "pause_by" in raw else "creator",
+        warn_before=_warn_before(raw.get("warn_before")),
     )
 
 
@@ -165,4 +215,7 @@ def options_to_json(options: Options) -> JSON:
         "shuffle_seats": options.shuffle_seats,
         "timeout_action": options.timeout_action,
         "deadlines": {"distribute": options.deadline_distribute, "choose": options.deadline_choose},
+        "absence": {"extensions": options.extensions, "autopilot_after": options.autopilot_after},
+        "pause_by": options.pause_by,
+        "warn_before": options.warn_before,
     }

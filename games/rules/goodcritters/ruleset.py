@@ -12,7 +12,7 @@ from . import commands as cmd
 from . import serde
 from .bots import bot_command
 from .cards import MAX_PLAYERS, MIN_PLAYERS
-from .decide import decide, step
+from .decide import decide, step, warn_time
 from .errors import fail
 from .events import Event as GCEvent
 from .evolve import _HANDLERS
@@ -43,7 +43,12 @@ class GoodCritters:
     """The GoodCritters ruleset (RULES.md)."""
 
     slug: str = "goodcritters"
-    version: str = "1"
+    version: str = "2"  # 2: absent players, pause, warnings (new state fields)
+    autopilot_player_commands: tuple[str, ...] = (
+        cmd.TakeBackSeat.TYPE,
+        cmd.SendMessage.TYPE,
+        cmd.Resign.TYPE,
+    )
 
     # --- options -----------------------------------------------------------------------------
     def parse_options(self, raw: Mapping[str, Any]) -> Options:
@@ -124,6 +129,31 @@ class GoodCritters:
     def expire_command(self, step_no: int) -> cmd.ExpireDeadline:
         return cmd.ExpireDeadline(seat=None, step_no=step_no)
 
+    # --- play by web: warnings, outage extensions, autopilot ----------------------------------------
+    def warn_command(self, step_no: int) -> cmd.WarnDeadline:
+        return cmd.WarnDeadline(seat=None, step_no=step_no)
+
+    def extend_command(self, step_no: int, seconds: int, reason: str) -> cmd.ExtendDeadline:
+        return cmd.ExtendDeadline(seat=None, step_no=step_no, seconds=seconds, reason=reason)
+
+    def pause_command(self, pause: bool) -> cmd.PauseGame | cmd.ResumeGame:
+        return cmd.PauseGame(seat=None) if pause else cmd.ResumeGame(seat=None)
+
+    def hand_over_command(self, seat: Seat, *, to: str, player: str) -> cmd.HandOverSeat:
+        return cmd.HandOverSeat(seat=None, target=seat, to=to, player=player)
+
+    def warn_at(self, state: State) -> datetime | None:
+        """When the current step's ``DeadlineNear`` warning is due (``None``: none due)."""
+        return warn_time(state)
+
+    def step_seconds(self, state: State) -> int | None:
+        """The current step's deadline duration from the options (``None``: no deadline)."""
+        return state.options.deadline(state.phase) if state.phase in (DISTRIBUTE, CHOOSE) else None
+
+    def autopilot_seats(self, state: State) -> frozenset[int]:
+        """Seats the ``sensible`` bot plays until their player takes them back."""
+        return frozenset(s for s, on in enumerate(state.autopilot) if on and not state.resigned[s])
+
     def bot_command(self, state: State, seat: Seat, *, strategy: str, salt: int) -> Any:
         return bot_command(state, seat, strategy=strategy, salt=salt)
 
@@ -139,7 +169,8 @@ class GoodCritters:
             )
         else:
             return None
-        due = datetime.fromisoformat(state.due_at) if state.due_at is not None else None
+        # while paused, no deadline runs
+        due = datetime.fromisoformat(state.due_at) if state.due_at and state.paused_at is None else None
         return Waiting(step_no=state.step_no, step=state.phase, seats=seats, due_at=due)
 
     def legal_commands(self, state: State, seat: Seat) -> list[str]:
@@ -147,6 +178,11 @@ class GoodCritters:
 
     def view_for(self, state: State, viewer: Viewer) -> JSON:
         return view_for(state, viewer)
+
+    def full_view(self, state: State) -> JSON:
+        """``view_for`` with nothing hidden, for any state: only for a past state of a game that is over (the
+        audit's step-through); the service never serves it while the game runs."""
+        return view_for(state, None, full=True)
 
     def redact_event(self, event: Any, viewer: Viewer, *, terminal: bool) -> JSON:
         return redact_event(event, viewer, terminal=terminal)
@@ -161,6 +197,13 @@ def legal_commands(state: State, seat: Seat) -> list[str]:
         return []
     if state.resigned[seat]:
         return [cmd.SendMessage.TYPE]
+    extra: list[str] = []
+    if state.autopilot[seat]:
+        extra.append(cmd.TakeBackSeat.TYPE)
+    elif state.options.pause_by == "vote" and seat not in state.pause_votes:
+        extra.append(cmd.VotePause.TYPE)
+    if state.paused_at is not None:
+        return [*extra, cmd.Resign.TYPE, cmd.SendMessage.TYPE]
     out: list[str] = []
     payoffs = state.options.payoffs
     if state.phase == DISTRIBUTE and seat == state.boss:
@@ -187,7 +230,7 @@ def legal_commands(state: State, seat: Seat) -> list[str]:
             out += [cmd.AcceptTrade.TYPE, cmd.DeclineTrade.TYPE]
         if any(t.seat == seat for t in state.trades):
             out.append(cmd.WithdrawTrade.TYPE)
-    out += [cmd.Resign.TYPE, cmd.SendMessage.TYPE]
+    out += [*extra, cmd.Resign.TYPE, cmd.SendMessage.TYPE]
     return out
 
 

@@ -90,6 +90,13 @@ class State(NamedTuple):
     end_reason: str | None = None
     scores: tuple[int, ...] | None = None
     winners: tuple[int, ...] = ()
+    # play by web: absent players, pause, warnings (R7, rulings in the README)
+    extensions_left: tuple[int, ...] = ()  # deadline extensions each seat may still be given
+    misses: tuple[int, ...] = ()  # consecutive deadlines each seat missed
+    autopilot: tuple[bool, ...] = ()  # seats played by the sensible bot until taken back
+    paused_at: str | None = None  # ISO-8601 UTC while the game is paused
+    pause_votes: frozenset[int] = frozenset()  # seats voting to pause (or, while paused, to resume)
+    warned: str | None = None  # the ``due_at`` a DeadlineNear warning was given for
 
     @property
     def pile_size(self) -> int:

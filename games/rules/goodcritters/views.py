@@ -183,19 +183,24 @@ def _seat_json(state: State, seat: int, viewer: Viewer, full: bool) -> JSON:
         "stash": _cards(stash, state.types) if mine else None,
         "stash_value": sum(VALUES[c] for c in stash) if mine else None,
         "changes": state.changes[seat],
+        "autopilot": state.autopilot[seat],
+        "extensions_left": state.extensions_left[seat],
+        "misses": state.misses[seat],
     }
 
 
-def view_for(state: State, viewer: Viewer) -> JSON:
-    """The game as ``viewer`` (a seat, or ``None`` for a spectator) may see it; everything once over."""
+def view_for(state: State, viewer: Viewer, *, full: bool = False) -> JSON:
+    """The game as ``viewer`` (a seat, or ``None`` for a spectator) may see it; everything once over, or with
+    ``full`` (only for a past state of a game that is over: the audit's step-through, docs/AUDIT.md)."""
     if state.phase == SETUP:
         return {"ruleset": "goodcritters", "started": False, "over": False}
-    full = state.phase == OVER
+    over = state.phase == OVER
+    full = full or over
     shares = state.shares
     view: JSON = {
         "ruleset": "goodcritters",
         "started": True,
-        "over": full,
+        "over": over,
         "fair": state.fair,
         "seed_commitment": seed_commitment(state.seed),
         "viewer": viewer,
@@ -207,6 +212,8 @@ def view_for(state: State, viewer: Viewer) -> JSON:
         "step": state.phase,
         "step_no": state.step_no,
         "due_at": state.due_at,
+        "paused_at": state.paused_at,
+        "pause_votes": sorted(state.pause_votes),
         "table": [card_json(c, state.types) for c in state.table],
         "shares": [_cards(s, state.types) for s in shares] if shares is not None else None,
         "pile_size": state.pile_size,

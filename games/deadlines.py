@@ -1,0 +1,313 @@
+"""Timers that keep asynchronous games moving: deadlines, deadline warnings and bot turns.
+
+Every pending timer lives in PostgreSQL, on the game row (``Game.deadline_at``, ``Game.warn_at``,
+``Game.bots_due_at``, all indexed and kept by :func:`games.services._sync_game`). Nothing that matters lives
+only in Redis (see ``PITFALLS.md``, "Celery and Redis"):
+
+* :func:`sweep` runs on a static Celery beat schedule (``DEADLINE_SWEEP_INTERVAL``, 1 s by default). It claims
+  due games with ``SELECT ... FOR UPDATE SKIP LOCKED`` (so several workers never wait on each other or apply a
+  timer twice) and applies them through the same service code as player commands.
+* For punctuality, a deadline due within ``DEADLINE_ETA_HORIZON`` also gets a short ETA task, published by
+  ``transaction.on_commit``; bots get a task ``BOT_TASK_DELAY`` after they may act. Every task carries the
+  game and the step it was made for and is a no-op when stale (Celery on Redis delivers at least once).
+* A request that touches a game whose deadline passed applies it first (:func:`apply_due`), so correctness
+  never depends on the worker (or Redis) being up.
+* Outage fairness: the sweeper records a heartbeat (:class:`games.models.TimerHeartbeat`). When it finds no
+  sweep ran for ``DEADLINE_OUTAGE_AFTER`` seconds, deadlines that fell due inside that gap are extended by
+  ``DEADLINE_OUTAGE_GRACE`` seconds (capped at the step's own duration) instead of being played.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import logging
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from games.rules.core import RuleError, Ruleset
+
+from . import services
+from .models import Game, GameStatus, TimerHeartbeat
+
+logger = logging.getLogger(__name__)
+
+SWEEPER = "deadlines"
+_in_bots_play: contextvars.ContextVar[bool] = contextvars.ContextVar("in_bots_play", default=False)
+
+
+# --------------------------------------------------------------------------------------------------
+# scheduling (called by services._sync_game inside the appending transaction)
+# --------------------------------------------------------------------------------------------------
+def warn_at(rs: Ruleset[Any], state: Any) -> datetime | None:
+    """When the current step's deadline warning is due (``None``: no deadline, or already warned)."""
+    return rs.warn_at(state)
+
+
+@contextlib.contextmanager
+def bots_running() -> Iterator[None]:
+    """Inside ``bots_play``: it keeps playing by itself, so no bot task is published for its own moves."""
+    token = _in_bots_play.set(True)
+    try:
+        yield
+    finally:
+        _in_bots_play.reset(token)
+
+
+def schedule_followups(
+    game: Game, before: tuple[int | None, datetime | None, datetime | None, datetime | None]
+) -> None:
+    """After the game changed (inside the transaction; ``before`` = its step_no, deadline_at, warn_at and
+    bots_due_at before the change): publish, once it commits, a short ETA task for a deadline or warning
+    that is new and due soon, and a bot task when a machine seat has just got something to do. (A timer
+    set beyond the horizon, or a task lost on the way, is the sweeper's: it runs every second or so.)"""
+    if game.status != GameStatus.RUNNING:
+        return
+    now = timezone.now()
+    horizon = now + timedelta(seconds=settings.DEADLINE_ETA_HORIZON)
+    game_id, step_no = game.pk, game.step_no
+    old_step, old_deadline, old_warn, old_bots = before
+    if step_no is not None:
+        for kind, at, old in (
+            ("deadline", game.deadline_at, old_deadline),
+            ("warning", game.warn_at, old_warn),
+        ):
+            if at is not None and at <= horizon and (at != old or step_no != old_step):
+                transaction.on_commit(_publisher(kind, game_id, step_no, at))
+    if game.bots_due_at is not None and old_bots is None and not _in_bots_play.get():
+        transaction.on_commit(_publisher("bots", game_id, step_no, None))
+
+
+def _publisher(kind: str, game_id: int, step_no: int | None, at: datetime | None) -> Any:
+    def publish() -> None:
+        _PUBLISHER.submit(_publish, kind, game_id, step_no, at)
+
+    return publish
+
+
+# Publishing happens on one background thread, never in the request: with the broker down, a publish
+# takes seconds to fail (connection retries). After a failure, publishing pauses for BROKER_BACKOFF
+# seconds (the sweeper and the request path cover every timer meanwhile; nothing is lost).
+_PUBLISHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="timer-publish")
+BROKER_BACKOFF = 5.0
+_broker_down_until = 0.0
+
+
+def _publish(kind: str, game_id: int, step_no: int | None, at: datetime | None) -> None:
+    global _broker_down_until
+    if time.monotonic() < _broker_down_until:
+        return
+    from . import tasks
+
+    try:
+        if kind == "bots":
+            tasks.play_bots.apply_async((game_id,), countdown=settings.BOT_TASK_DELAY, retry=False)
+        elif kind == "deadline":
+            assert at is not None
+            assert step_no is not None
+            tasks.expire_deadline.apply_async((game_id, step_no, at.isoformat()), eta=at, retry=False)
+        else:
+            assert at is not None
+            assert step_no is not None
+            tasks.warn_deadline.apply_async((game_id, step_no, at.isoformat()), eta=at, retry=False)
+    except Exception:  # the broker is down: the sweeper and the request path cover it
+        _broker_down_until = time.monotonic() + BROKER_BACKOFF
+        logger.warning("could not publish the %s task of game %s (the sweeper covers it)", kind, game_id)
+
+
+def flush_publisher(timeout: float = 10.0) -> None:
+    """Wait until every task published so far has left (tests, and the benchmark)."""
+    _PUBLISHER.submit(lambda: None).result(timeout=timeout)
+
+
+# --------------------------------------------------------------------------------------------------
+# applying one timer (tasks, the request path)
+# --------------------------------------------------------------------------------------------------
+def expire(game_id: int, step_no: int) -> int:
+    """The ETA task for step ``step_no``'s deadline: apply it if it is due (else nothing). Events appended."""
+    return services.game_expire(game_id=game_id, step_no=step_no)
+
+
+def warn(game_id: int, step_no: int) -> int:
+    """The ETA task for step ``step_no``'s deadline warning (a ``DeadlineNear`` event). Events appended."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        if game is None or game.status != GameStatus.RUNNING or game.step_no != step_no:
+            return 0
+        before = game.version
+        _warn_locked(game, timezone.now())
+        return game.version - before
+
+
+def _warn_locked(game: Game, now: datetime) -> None:
+    rs = services.ruleset_for(game)
+    state = services.load_state(game, rs)
+    if game.step_no is None or game.warn_at is None or game.warn_at > now:
+        return
+    try:
+        services.system_command(
+            game, rs, state, rs.warn_command(game.step_no), now, f"warn:{game.step_no}:{uuid.uuid4().hex[:8]}"
+        )
+    except RuleError:
+        logger.exception("the deadline warning of game %s was refused", game.pk)
+        game.warn_at = None
+        game.save(update_fields=["warn_at"])
+
+
+def apply_due(game_id: int) -> bool:
+    """Before a request reads or acts on a game: apply its deadline if it has passed. True if applied."""
+    now = timezone.now()
+    if not Game.objects.filter(
+        pk=game_id, status=GameStatus.RUNNING, deadline_at__isnull=False, deadline_at__lte=now
+    ).exists():
+        return False
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        if game is None or game.status != GameStatus.RUNNING:
+            return False
+        before = game.version
+        rs = services.ruleset_for(game)
+        services.expire_locked(game, rs, services.load_state(game, rs), timezone.now())
+        return game.version != before
+
+
+# --------------------------------------------------------------------------------------------------
+# the sweeper
+# --------------------------------------------------------------------------------------------------
+@dataclass
+class SweepReport:
+    """What one sweep did (for logs, tests and the benchmark)."""
+
+    expired: list[int] = field(default_factory=list)
+    extended: list[int] = field(default_factory=list)
+    warned: list[int] = field(default_factory=list)
+    bots: list[int] = field(default_factory=list)
+    outage: tuple[datetime, datetime] | None = None
+
+
+def heartbeat(now: datetime) -> tuple[datetime, datetime] | None:
+    """Record this sweep; returns the outage window to honour (the last gap longer than
+    ``DEADLINE_OUTAGE_AFTER`` between two sweeps), if any."""
+    with transaction.atomic():
+        row = TimerHeartbeat.objects.select_for_update().filter(name=SWEEPER).first()
+        if row is None:
+            TimerHeartbeat.objects.create(name=SWEEPER, at=now)
+            return None
+        if now - row.at > timedelta(seconds=settings.DEADLINE_OUTAGE_AFTER):
+            row.outage_start, row.outage_end = row.at, now
+            logger.warning("no deadline sweep from %s to %s: deadlines due then are extended", row.at, now)
+        if now > row.at:
+            row.at = now
+        row.save()
+        if row.outage_start is not None and row.outage_end is not None:
+            return (row.outage_start, row.outage_end)
+        return None
+
+
+def _claim(**due: Any) -> Game | None:
+    return (
+        Game.objects.select_for_update(skip_locked=True)
+        .filter(status=GameStatus.RUNNING, **due)
+        .order_by(next(iter(due)).split("__")[0])
+        .first()
+    )
+
+
+def sweep(now: datetime | None = None, *, limit: int | None = None) -> SweepReport:
+    """Claim and apply every due deadline, warning and overdue bot turn (up to ``limit`` games of each).
+
+    ``now`` (tests, the benchmark) fixes the clock; by default each game is applied at the time it is
+    claimed. A game whose timer fails to apply (a bug) is logged and set aside for ``POISON_BACKOFF``
+    seconds, so it never blocks the others (its row is resynchronised by its next change)."""
+    at = now or timezone.now()
+
+    def clock() -> datetime:
+        return timezone.now() if now is None else at
+
+    batch = limit if limit is not None else settings.DEADLINE_SWEEP_BATCH
+    report = SweepReport(outage=heartbeat(at))
+    for _ in range(batch):
+        claimed: int | None = None
+        try:
+            with transaction.atomic():
+                game = _claim(deadline_at__lte=clock())
+                if game is None:
+                    break
+                claimed = game.pk
+                rs = services.ruleset_for(game)
+                state = services.load_state(game, rs)
+                due = game.deadline_at
+                if report.outage and due is not None and report.outage[0] < due <= report.outage[1]:
+                    _extend_for_outage(game, rs, state, clock())
+                    report.extended.append(game.pk)
+                else:
+                    before = game.version
+                    services.expire_locked(game, rs, state, clock())
+                    if game.version == before:  # nothing to apply (cannot happen while rows are in sync)
+                        game.deadline_at = None
+                        game.save(update_fields=["deadline_at"])
+                    report.expired.append(game.pk)
+        except Exception:
+            if claimed is None:
+                raise
+            _set_aside(claimed, "deadline_at", clock())
+    for _ in range(batch):
+        claimed = None
+        try:
+            with transaction.atomic():
+                game = _claim(warn_at__lte=clock())
+                if game is None:
+                    break
+                claimed = game.pk
+                _warn_locked(game, clock())
+                if game.warn_at is not None and game.warn_at <= clock():
+                    game.warn_at = None  # refused or stale: off the list (never loop on it)
+                    game.save(update_fields=["warn_at"])
+                report.warned.append(game.pk)
+        except Exception:
+            if claimed is None:
+                raise
+            _set_aside(claimed, "warn_at", clock())
+    overdue = clock() - timedelta(seconds=settings.BOT_SWEEP_GRACE)
+    for game_id in Game.objects.filter(status=GameStatus.RUNNING, bots_due_at__lte=overdue).values_list(
+        "pk", flat=True
+    )[:batch]:
+        try:
+            services.bots_play(game_id)
+        except Exception:
+            _set_aside(game_id, "bots_due_at", clock())
+            continue
+        report.bots.append(game_id)
+    return report
+
+
+POISON_BACKOFF = 60.0
+
+
+def _set_aside(game_id: int, column: str, now: datetime) -> None:
+    logger.exception("the %s timer of game %s failed; retried in %ss", column, game_id, POISON_BACKOFF)
+    Game.objects.filter(pk=game_id).update(**{column: now + timedelta(seconds=POISON_BACKOFF)})
+
+
+def _extend_for_outage(game: Game, rs: Ruleset[Any], state: Any, now: datetime) -> None:
+    waiting = rs.waiting(state)
+    assert waiting is not None
+    step_seconds = rs.step_seconds(state) or settings.DEADLINE_OUTAGE_GRACE
+    seconds = max(1, min(settings.DEADLINE_OUTAGE_GRACE, step_seconds))
+    services.system_command(
+        game,
+        rs,
+        state,
+        rs.extend_command(waiting.step_no, seconds, "outage"),
+        now,
+        f"outage:{waiting.step_no}:{uuid.uuid4().hex[:8]}",
+    )
