@@ -9,6 +9,7 @@ import pytest
 
 from games import services, store
 from games.api.commands import kebab
+from games.audit.verify import verify_record
 from games.models import Game
 from games.rules.registry import get_ruleset
 from tests.conftest import Api, make_api
@@ -105,3 +106,8 @@ def test_a_complete_game_over_http(players: int) -> None:
     assert feed["head_hash"] == game.head_hash
     replay = RULESET.fold(RULESET.event_from_json(item["event"]) for item in feed["events"])
     assert RULESET.view_for(replay, final["viewer"]) == final["state"]
+    # the public record of the game passes the independent verifier (docs/AUDIT.md)
+    record = creator.get(f"/api/v1/games/{game_id}/record").json()
+    verdict = verify_record(record)
+    assert verdict.ok, verdict.text()
+    assert verdict.events == game.version

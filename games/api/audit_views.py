@@ -1,0 +1,338 @@
+"""Auditing a game (docs/AUDIT.md): the public record of a finished game, its verification, the state at any
+event number, and the replay page for people. Nothing of a running game leaks: the record, the verification
+and the replay answer 409 ``game_not_over`` while it runs, and the state at an event is then only the caller's
+own view (the ruleset's ``view_for``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from critters_api.problems import Problem, problem_http_response
+from games.audit import export, replay
+from games.audit.verify import FORMAT, FORMAT_VERSION, verify_record
+from games.models import Game
+
+from .views import GAME_ID, GameView
+
+SEQ = OpenApiParameter(
+    "seq", OpenApiTypes.INT, OpenApiParameter.PATH, description="An event number (1 to the game's version)."
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# serializers (documentation of the responses)
+# --------------------------------------------------------------------------------------------------
+class RecordGameOutput(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The game's id (part of every event's hash).")
+    name = serializers.CharField(allow_blank=True)
+    ruleset = serializers.CharField(help_text="The ruleset's slug, e.g. `goodcritters`.")
+    ruleset_version = serializers.CharField(help_text="The rules' version the game was played under.")
+    options = serializers.DictField(
+        child=serializers.JSONField(), help_text="Every option, in full JSON form."
+    )
+    fair = serializers.BooleanField(help_text="False when an operator fixed the seed, deck or seats.")
+    status = serializers.CharField(help_text="Always `over` in a record.")
+    created_at = serializers.DateTimeField(allow_null=True)
+    started_at = serializers.DateTimeField(allow_null=True)
+    ended_at = serializers.DateTimeField(allow_null=True)
+
+
+class RecordSeatOutput(serializers.Serializer):
+    seat = serializers.IntegerField(help_text="The seat number (0 to n-1, clockwise).")
+    uid = serializers.CharField(help_text="The opaque player id the rules know (`GameStarted.players`).")
+    player = serializers.CharField(allow_null=True, help_text="The username; null for a bot.")
+    display_name = serializers.CharField()
+    bot = serializers.CharField(allow_null=True, help_text="The bot's strategy; null for a person.")
+
+
+class RecordEventOutput(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="1, 2, 3, ... without gaps.")
+    type = serializers.CharField()
+    schema_version = serializers.IntegerField()
+    data = serializers.DictField(  # type: ignore[assignment]  # a record field, not Serializer.data
+        child=serializers.JSONField(),
+        help_text="The event, unredacted (`{type, v, ...fields}`, see `Event`).",
+    )
+    created_at = serializers.CharField(help_text="ISO-8601 UTC: the time the command was decided at.")
+    command_id = serializers.CharField()
+    actor = serializers.IntegerField(
+        allow_null=True, help_text="The acting player's id; null: system or bot."
+    )
+    command = serializers.DictField(
+        child=serializers.JSONField(),
+        allow_null=True,
+        help_text="On the first event of a command's batch: the command (`type`, fields, `seat`); else null.",
+    )
+    prev_hash = serializers.CharField(help_text="The previous event's hash (64 zeros for the first).")
+    hash = serializers.CharField(
+        help_text="SHA-256 of the canonical JSON of the stored fields (docs/AUDIT.md)."
+    )
+
+
+class RecordOutput(serializers.Serializer):
+    format = serializers.ChoiceField(choices=[FORMAT])
+    format_version = serializers.IntegerField(help_text=f"{FORMAT_VERSION} (this format).")
+    game = RecordGameOutput()
+    seats = RecordSeatOutput(many=True)
+    seed = serializers.CharField(help_text="The game's 32-byte seed (hex), revealed now the game is over.")
+    seed_commitment = serializers.CharField(help_text="SHA-256(seed) (hex), published at the start (R8.2).")
+    head_hash = serializers.CharField(help_text="The last event's hash.")
+    events = RecordEventOutput(many=True)
+
+
+class FindingOutput(serializers.Serializer):
+    seq = serializers.IntegerField(allow_null=True, help_text="The first bad event; null: the record itself.")
+    type = serializers.CharField(allow_null=True)
+    check = serializers.ChoiceField(choices=["format", "chain", "seed", "commitment", "random", "rules"])
+    message = serializers.CharField()
+
+
+class VerdictOutput(serializers.Serializer):
+    ok = serializers.BooleanField()
+    format = serializers.CharField()
+    format_version = serializers.IntegerField()
+    game = serializers.IntegerField(allow_null=True)
+    events = serializers.IntegerField()
+    commands = serializers.IntegerField(help_text="Commands re-decided by the rules.")
+    commitments_opened = serializers.IntegerField()
+    random_picks = serializers.IntegerField(help_text="Robbed or guarded cards re-derived from the seed.")
+    head_hash = serializers.CharField(allow_null=True)
+    checks = serializers.ListField(child=serializers.CharField(), help_text="The checks that passed.")
+    error = FindingOutput(allow_null=True)
+
+
+class StateAtOutput(serializers.Serializer):
+    game = serializers.IntegerField()
+    seq = serializers.IntegerField(help_text="The state is the one just after this event.")
+    version = serializers.IntegerField(help_text="The game's current version (last seq).")
+    game_over = serializers.BooleanField()
+    full = serializers.BooleanField(help_text="True once the game is over: nothing is hidden.")
+    viewer = serializers.IntegerField(
+        allow_null=True, help_text="Whose view this is (null: full or spectator)."
+    )
+    event = serializers.DictField(
+        child=serializers.JSONField(), help_text="Event `seq` as the viewer may see it."
+    )
+    state = serializers.DictField(
+        child=serializers.JSONField(), help_text="The ruleset's view at that point."
+    )
+
+
+_HASH = "4f1c2a0d5e1b9c8a7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c"
+RECORD_EXAMPLE = OpenApiExample(
+    "a record (one event shown)",
+    response_only=True,
+    value={
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "game": {
+            "id": 12,
+            "name": "Friday game",
+            "ruleset": "goodcritters",
+            "ruleset_version": "1",
+            "options": {"payoffs": False},
+            "fair": True,
+            "status": "over",
+            "created_at": "2026-11-20T18:00:00+00:00",
+            "started_at": "2026-11-20T18:02:00+00:00",
+            "ended_at": "2026-11-20T19:10:00+00:00",
+        },
+        "seats": [{"seat": 0, "uid": "p3", "player": "alice", "display_name": "Alice", "bot": None}],
+        "seed": "00" * 32,
+        "seed_commitment": "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925",
+        "head_hash": _HASH,
+        "events": [
+            {
+                "seq": 1,
+                "type": "GameStarted",
+                "schema_version": 1,
+                "data": {"type": "GameStarted", "v": 1, "players": ["p3", "p4", "p5", "p6"]},
+                "created_at": "2026-11-20T18:02:00.123456+00:00",
+                "command_id": "start:6c9b0f8e-2c55-4a3e-9d1e-6f1e1b1a2c3d",
+                "actor": None,
+                "command": {"type": "StartGame", "players": ["p3", "p4", "p5", "p6"], "seat": None},
+                "prev_hash": "0" * 64,
+                "hash": _HASH,
+            }
+        ],
+    },
+)
+VERDICT_OK = OpenApiExample(
+    "the record holds",
+    response_only=True,
+    value={
+        "ok": True,
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "game": 12,
+        "events": 283,
+        "commands": 129,
+        "commitments_opened": 44,
+        "random_picks": 3,
+        "head_hash": _HASH,
+        "checks": ["chain", "seed", "commitment", "random", "rules"],
+        "error": None,
+    },
+)
+VERDICT_BAD = OpenApiExample(
+    "tampered",
+    response_only=True,
+    value={
+        "ok": False,
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "game": 12,
+        "events": 283,
+        "commands": 0,
+        "commitments_opened": 0,
+        "random_picks": 0,
+        "head_hash": None,
+        "checks": [],
+        "error": {
+            "seq": 57,
+            "type": "RobSucceeded",
+            "check": "chain",
+            "message": "the hash of the stored fields is 9e1..., the record says 4f1...",
+        },
+    },
+)
+STATE_AT_EXAMPLE = OpenApiExample(
+    "a seat's own view during the game",
+    response_only=True,
+    value={
+        "game": 12,
+        "seq": 40,
+        "version": 118,
+        "game_over": False,
+        "full": False,
+        "viewer": 2,
+        "event": {
+            "type": "ActionChosen",
+            "v": 1,
+            "seat": 1,
+            "action": None,
+            "commitment": "9c1…",
+            "commit_no": 3,
+        },
+        "state": {"ruleset": "goodcritters", "started": True, "over": False, "viewer": 2, "round": 2},
+    },
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# API
+# --------------------------------------------------------------------------------------------------
+class RecordView(GameView):
+    problem_statuses = {"GET": (409,)}
+    problem_examples = {409: ("game_not_over", "The game is running: its record is public once it is over.")}
+
+    @extend_schema(
+        operation_id="games_record_retrieve",
+        summary="The record of a finished game",
+        description="The whole log of a finished game, unredacted, with its seed, options, seats and "
+        "every event's hash (format `goodcritters.record` version 1, specified in docs/AUDIT.md): "
+        "everything needed to check the game offline, e.g. with `python -m games.audit.verify RECORD.json`. "
+        "409 `game_not_over` while the game runs (nothing of it is public before its end).",
+        parameters=[GAME_ID],
+        responses={
+            200: OpenApiResponse(RecordOutput, description="The record."),
+        },
+        examples=[RECORD_EXAMPLE],
+        tags=["audit"],
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        game, _viewer = self.game_and_viewer(request, game_id)
+        return Response(export.game_record(game))
+
+
+class VerifyView(GameView):
+    problem_statuses = {"GET": (409,)}
+    problem_examples = {409: ("game_not_over", "The game is running: its record is public once it is over.")}
+
+    @extend_schema(
+        operation_id="games_verify_retrieve",
+        summary="Verify a finished game",
+        description="Runs the independent verifier (the same as `python manage.py verify_game`) on the "
+        "game's record: the hash chain, the seed against its commitment, every commitment against its "
+        "opening, every random pick against the seed, and every batch of events against what the rules "
+        "decide for its command. `ok` false names the first bad event. 409 `game_not_over` while the game "
+        "runs.",
+        parameters=[GAME_ID],
+        responses={
+            200: OpenApiResponse(VerdictOutput, description="The verdict."),
+        },
+        examples=[VERDICT_OK, VERDICT_BAD],
+        tags=["audit"],
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        game, _viewer = self.game_and_viewer(request, game_id)
+        return Response(verify_record(export.game_record(game)).to_json())
+
+
+class StateAtView(GameView):
+    problem_examples = {404: ("no_such_event", "The game has no event 900 (its events are 1 to 212).")}
+
+    @extend_schema(
+        operation_id="games_states_retrieve",
+        summary="The game as it was after an event",
+        description="The state just after event `seq` and that event. While the game runs: only as you may "
+        "see it (your seat's view; a spectator's if you have no seat), exactly as the state read showed it "
+        "then. Once the game is over: everything (`full`: true), for anyone who may see the game. 404 "
+        "`no_such_event` when `seq` is not between 1 and the game's version.",
+        parameters=[GAME_ID, SEQ],
+        responses={200: OpenApiResponse(StateAtOutput, description="The state after event `seq`.")},
+        examples=[STATE_AT_EXAMPLE],
+        tags=["audit"],
+    )
+    def get(self, request: Request, game_id: int, seq: int) -> Response:
+        game, viewer = self.game_and_viewer(request, game_id)
+        return Response(export.state_at(game, seq, viewer))
+
+
+# --------------------------------------------------------------------------------------------------
+# the replay page (HTML, public once the game is over)
+# --------------------------------------------------------------------------------------------------
+def replay_page(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A finished game, round by round, with a chart of each Stash's value (no script or style from
+    elsewhere: everything is in the page)."""
+    if request.method not in ("GET", "HEAD"):
+        return problem_http_response(405, "method_not_allowed", "Only GET is allowed here.", request)
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None:
+        return problem_http_response(404, "game_not_found", "No such game.", request)
+    try:
+        record = export.game_record(game)
+    except Problem as problem:
+        return problem_http_response(problem.status_code, problem.code, str(problem.detail), request)
+    steps = replay.build(record)
+    verdict = verify_record(record)
+    context: dict[str, Any] = {
+        "game": record["game"],
+        "seats": record["seats"],
+        "seed": record["seed"],
+        "seed_commitment": record["seed_commitment"],
+        "head_hash": record["head_hash"],
+        "events": len(record["events"]),
+        "rounds": steps["rounds"],
+        "end": steps["end"],
+        "chart": replay.chart(steps["series"], steps["names"]),
+        "verdict": verdict,
+        "record_url": f"/api/v1/games/{game.pk}/record",
+    }
+    response = render(request, "games/replay.html", context)
+    response["Content-Security-Policy"] = (
+        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; "
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    )
+    return response
+
+
+__all__ = ["RecordView", "StateAtView", "VerifyView", "replay_page"]

@@ -1,0 +1,108 @@
+"""The record of a game from the database (docs/AUDIT.md), and the state at any event number. Django side: the
+pure parts are ``games.audit.record`` (assembly) and ``games.audit.verify`` (the check)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from critters_api.problems import Problem
+from games import services, store
+from games.models import Event, Game, GameStatus, Seat
+from games.rules.core import Viewer
+
+from .record import assemble
+
+
+def require_over(game: Game) -> None:
+    """The record, its verification and the replay exist once the game is over (409 before)."""
+    if game.status != GameStatus.OVER:
+        raise Problem(
+            409,
+            "game_not_over",
+            f"The game is {game.status}: its record is public once it is over (nothing of it before).",
+        )
+
+
+def _iso(value: Any) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def game_record(game: Game) -> dict[str, Any]:
+    """The whole unredacted log of a finished game with its seed, options and seats (409 while it runs)."""
+    require_over(game)
+    rs = services.ruleset_for(game)
+    events = [
+        {
+            "seq": row.seq,
+            "type": row.type,
+            "schema_version": row.schema_version,
+            "data": row.data,
+            "created_at": row.created_at.isoformat(),
+            "command_id": row.command_id,
+            "actor": row.actor_id,
+            "command": row.command,
+            "prev_hash": row.prev_hash,
+            "hash": row.hash,
+        }
+        for row in store.load_stream(game.pk)
+    ]
+    seats = [
+        {
+            "seat": s.position,
+            "uid": s.uid,
+            "player_id": s.player_id,
+            "player": s.player.username if s.player else None,
+            "display_name": s.player.public_name if s.player else f"Bot {s.index} ({s.bot_strategy})",
+            "bot": s.bot_strategy or None,
+        }
+        for s in Seat.objects.filter(game=game, position__isnull=False)
+        .select_related("player")
+        .order_by("position")
+    ]
+    meta = {
+        "id": game.pk,
+        "name": game.name,
+        "ruleset": game.ruleset,
+        "ruleset_version": rs.version,
+        "options": game.options,
+        "fair": game.fair,
+        "status": game.status,
+        "created_at": _iso(game.created_at),
+        "started_at": _iso(game.started_at),
+        "ended_at": _iso(game.ended_at),
+    }
+    return assemble(meta, seats, events)
+
+
+def full_view(game: Game, state: Any) -> dict[str, Any]:
+    """Everything about a past state of a finished game (the ruleset's ``full_view``)."""
+    rs = services.ruleset_for(game)
+    full = getattr(rs, "full_view", None)
+    view: dict[str, Any] = full(state) if full is not None else rs.view_for(state, None)
+    return view
+
+
+def state_at(game: Game, seq: int, viewer: Viewer) -> dict[str, Any]:
+    """The game just after event ``seq``: while it runs, only as ``viewer`` may see it (the ruleset's
+    ``view_for``); once it is over, everything. 404 ``no_such_event`` outside ``1..version``."""
+    if game.status not in (GameStatus.RUNNING, GameStatus.OVER) or not 1 <= seq <= game.version:
+        raise Problem(
+            404, "no_such_event", f"The game has no event {seq} (its events are 1 to {game.version})."
+        )
+    rs = services.ruleset_for(game)
+    rows = list(
+        Event.objects.filter(game_id=game.pk, seq__lte=seq).order_by("seq").values_list("data", flat=True)
+    )
+    parsed = [rs.event_from_json(data) for data in rows]
+    state = rs.fold(parsed)
+    over = game.status == GameStatus.OVER
+    return {
+        "game": game.pk,
+        "seq": seq,
+        "version": game.version,
+        "game_over": over,
+        "full": over,
+        "viewer": None if over else viewer,
+        "event": rs.redact_event(parsed[-1], viewer, terminal=over),
+        "state": full_view(game, state) if over else rs.view_for(state, viewer),
+    }

@@ -1,0 +1,534 @@
+"""The independent verifier of a finished game's record (docs/AUDIT.md). Pure: no database, no Django.
+
+    python -m games.audit.verify RECORD.json [--json]
+
+prints a verdict and exits 0 when the record holds, 1 naming the first bad event when it does not, 2 when the
+file cannot be read as JSON. The checks, in order (each failure names the first bad event):
+
+1. ``format``: the record's shape (format name and version, fields and their types).
+2. ``chain``: every event's ``seq`` (1, 2, 3, ...), ``prev_hash`` (the previous event's hash; 64 zeros for the
+   first) and ``hash`` (SHA-256 of the canonical JSON of its stored fields), and the record's ``head_hash``.
+3. ``seed``: SHA-256(seed) is the ``seed_commitment`` published in the first event (RULES.md R8.2), and the
+   seed is the one the first and the last event carry; the record's options, fair flag and seats are those of
+   the first event.
+4. ``commitment``: every face-down choice's commitment is SHA-256(salt || choice) with the salt the seed gives
+   for its ``commit_no``, and every reveal opens the commitment made for it.
+5. ``random``: every random outcome (the setup, each robbed or guarded card) is the one the seed gives (R8.1).
+6. ``rules``: every batch of events is exactly what the rules decide for the command stored on its first
+   event, at the time the batch carries, from the state folded from the events before it; the game is over.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Final
+
+from games.rules import rng
+from games.rules.core import Context, RuleError, Ruleset
+from games.rules.registry import RULESETS
+
+FORMAT: Final = "goodcritters.record"
+FORMAT_VERSION: Final = 1
+GENESIS_HASH: Final = "0" * 64
+
+EVENT_FIELDS: Final[dict[str, tuple[type, ...]]] = {
+    "seq": (int,),
+    "type": (str,),
+    "schema_version": (int,),
+    "data": (dict,),
+    "created_at": (str,),
+    "command_id": (str,),
+    "actor": (int, type(None)),
+    "command": (dict, type(None)),
+    "prev_hash": (str,),
+    "hash": (str,),
+}
+# event fields whose mismatch with the rules means the random generator's outcome was changed
+_SETUP_RANDOM: Final = frozenset({"players", "boss", "stashes", "pile", "types", "pile_size"})
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """The first thing wrong with a record: the event (``seq``, ``None`` for the record as a whole), which
+    check failed and why."""
+
+    seq: int | None
+    check: str
+    message: str
+    type: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seq": self.seq, "type": self.type, "check": self.check, "message": self.message}
+
+
+@dataclass(slots=True)
+class Verdict:
+    """The verifier's answer: ``ok``, or the first :class:`Finding`; with what was checked."""
+
+    ok: bool
+    game: Any = None
+    events: int = 0
+    commands: int = 0
+    commitments: int = 0
+    random_picks: int = 0
+    head_hash: str | None = None
+    error: Finding | None = None
+    checks: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "game": self.game,
+            "events": self.events,
+            "commands": self.commands,
+            "commitments_opened": self.commitments,
+            "random_picks": self.random_picks,
+            "head_hash": self.head_hash,
+            "checks": list(self.checks),
+            "error": self.error.to_json() if self.error is not None else None,
+        }
+
+    def text(self) -> str:
+        if self.ok:
+            return (
+                f"OK: game {self.game}: {self.events} events, hash chain intact (head {self.head_hash}), "
+                f"seed matches its commitment, {self.commitments} commitments opened, "
+                f"{self.random_picks} random picks re-derived from the seed, {self.commands} commands "
+                "re-decided by the rules."
+            )
+        assert self.error is not None
+        where = "the record" if self.error.seq is None else f"event #{self.error.seq}"
+        if self.error.type:
+            where += f" ({self.error.type})"
+        return f"FAILED [{self.error.check}] at {where}: {self.error.message}"
+
+
+class _Bad(Exception):
+    def __init__(self, seq: int | None, check: str, message: str, type: str | None = None) -> None:
+        super().__init__(message)
+        self.finding = Finding(seq, check, message, type)
+
+
+def canonical_json(value: Any) -> bytes:
+    """The bytes an event hash is taken over: sorted keys, no spaces, UTF-8 (non-ASCII kept as is)."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
+
+
+def event_hash(game_id: int, event: Mapping[str, Any]) -> str:
+    """SHA-256 (hex) of the canonical JSON of an event's stored fields (docs/AUDIT.md, "The hash chain")."""
+    record = {
+        "game": game_id,
+        "seq": event["seq"],
+        "type": event["type"],
+        "schema_version": event["schema_version"],
+        "data": event["data"],
+        "created_at": event["created_at"],
+        "command_id": event["command_id"],
+        "actor": event["actor"],
+        "command": event["command"],
+        "prev_hash": event["prev_hash"],
+    }
+    return hashlib.sha256(canonical_json(record)).hexdigest()
+
+
+def _is_hex(text: Any, length: int) -> bool:
+    if not isinstance(text, str) or len(text) != length:
+        return False
+    try:
+        bytes.fromhex(text)
+    except ValueError:
+        return False
+    return text == text.lower()
+
+
+def _check_format(record: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    if not isinstance(record, Mapping):
+        raise _Bad(None, "format", "the record is not a JSON object")
+    if record.get("format") != FORMAT:
+        raise _Bad(None, "format", f"format is {record.get('format')!r}, expected {FORMAT!r}")
+    if record.get("format_version") != FORMAT_VERSION:
+        raise _Bad(
+            None,
+            "format",
+            f"format_version {record.get('format_version')!r}: this verifier reads version {FORMAT_VERSION}",
+        )
+    game = record.get("game")
+    if not isinstance(game, Mapping) or type(game.get("id")) is not int:
+        raise _Bad(None, "format", "game.id (an integer) is missing")
+    slug = game.get("ruleset")
+    if slug not in RULESETS:
+        raise _Bad(None, "format", f"unknown ruleset {slug!r} (known: {', '.join(sorted(RULESETS))})")
+    if game.get("ruleset_version") != RULESETS[slug].version:
+        raise _Bad(
+            None,
+            "format",
+            f"ruleset {slug} version {game.get('ruleset_version')!r}: this verifier has version "
+            f"{RULESETS[slug].version!r}",
+        )
+    if not isinstance(game.get("options"), Mapping) or type(game.get("fair")) is not bool:
+        raise _Bad(None, "format", "game.options (an object) and game.fair (a boolean) are required")
+    seats = record.get("seats")
+    if not isinstance(seats, list) or not all(
+        isinstance(s, Mapping)
+        and type(s.get("seat")) is int
+        and isinstance(s.get("uid"), str)
+        and type(s.get("player_id", ...)) in (int, type(None))
+        for s in seats
+    ):
+        raise _Bad(None, "format", "seats must be a list of {seat, uid, player_id, ...} objects")
+    if not _is_hex(record.get("seed"), 64):
+        raise _Bad(1, "seed", "the seed must be 32 bytes as 64 lowercase hex digits")
+    if not _is_hex(record.get("head_hash"), 64):
+        raise _Bad(None, "format", "head_hash must be 64 lowercase hex digits")
+    events = record.get("events")
+    if not isinstance(events, list) or not events:
+        raise _Bad(None, "format", "events must be a non-empty list")
+    for position, event in enumerate(events, start=1):
+        if not isinstance(event, Mapping):
+            raise _Bad(position, "format", "an event is not a JSON object")
+        for name, types in EVENT_FIELDS.items():
+            value = event.get(name, ...)
+            if value is ... or type(value) not in types:
+                raise _Bad(position, "format", f"field {name!r} is missing or of the wrong type")
+        if set(event) != set(EVENT_FIELDS):
+            extra = sorted(set(event) - set(EVENT_FIELDS))
+            raise _Bad(position, "format", f"unknown fields {extra}")
+    return dict(game), list(events)
+
+
+def _check_chain(game_id: int, events: Sequence[Mapping[str, Any]], head_hash: str) -> None:
+    prev = GENESIS_HASH
+    for position, event in enumerate(events, start=1):
+        if event["seq"] != position:
+            raise _Bad(
+                position,
+                "chain",
+                f"the event at position {position} has seq {event['seq']}: an event is missing, added or out "
+                "of order",
+                event["type"],
+            )
+        if event["prev_hash"] != prev:
+            raise _Bad(position, "chain", "prev_hash is not the previous event's hash", event["type"])
+        digest = event_hash(game_id, event)
+        if digest != event["hash"]:
+            raise _Bad(
+                position,
+                "chain",
+                f"the hash of the stored fields is {digest}, the record says {event['hash']}",
+                event["type"],
+            )
+        prev = digest
+    if head_hash != prev:
+        raise _Bad(len(events), "chain", "head_hash is not the last event's hash (events cut off?)")
+
+
+def _check_seed(
+    record: Mapping[str, Any], game: Mapping[str, Any], events: Sequence[Mapping[str, Any]]
+) -> bytes:
+    seed = bytes.fromhex(record["seed"])
+    first = events[0]["data"]
+    if events[0]["type"] != "GameStarted":
+        raise _Bad(1, "seed", "the first event is not GameStarted", events[0]["type"])
+    if rng.seed_commitment(seed) != first.get("seed_commitment"):
+        raise _Bad(
+            1,
+            "seed",
+            f"SHA-256 of the record's seed is {rng.seed_commitment(seed)}, the commitment published at the "
+            f"start is {first.get('seed_commitment')}",
+            "GameStarted",
+        )
+    if first.get("seed") != record["seed"]:
+        raise _Bad(1, "seed", "the seed in the first event is not the record's seed", "GameStarted")
+    if record.get("seed_commitment") is not None and record["seed_commitment"] != first["seed_commitment"]:
+        raise _Bad(
+            1, "seed", "the record's seed_commitment is not the one published at the start", "GameStarted"
+        )
+    if first.get("options") != game["options"]:
+        raise _Bad(1, "seed", "the record's options are not the game's options", "GameStarted")
+    if first.get("fair") != game["fair"]:
+        raise _Bad(1, "seed", "the record's fair flag is not the game's", "GameStarted")
+    uids = [s["uid"] for s in sorted(record["seats"], key=lambda s: s["seat"])]
+    if first.get("players") != uids or [s["seat"] for s in record["seats"]] != list(range(len(uids))):
+        raise _Bad(1, "seed", "the record's seats are not the players of the first event", "GameStarted")
+    last = events[-1]
+    if last["type"] == "GameEnded" and last["data"].get("seed") != record["seed"]:
+        raise _Bad(last["seq"], "seed", "the seed revealed at the end is not the record's seed", "GameEnded")
+    return seed
+
+
+class _Secrets:
+    """GoodCritters' commitments and random picks, checked from the seed alone (independently of the rules'
+    own code paths): the state before each event supplies the Stashes a pick is drawn from."""
+
+    def __init__(self, seed: bytes) -> None:
+        self.seed = seed
+        self.actions: dict[int, tuple[int, str, int]] = {}  # seat -> (commit_no, commitment, seq)
+        self.bundles: dict[tuple[int, int], tuple[int, str, int]] = {}  # (giver, token) -> ...
+        self.opened = 0
+        self.picks = 0
+
+    def _salt(self, commit_no: Any, seq: int, kind: str) -> bytes:
+        if type(commit_no) is not int or commit_no < 0:
+            raise _Bad(seq, "commitment", "commit_no must be a non-negative integer", kind)
+        return rng.salt(self.seed, f"salt/{commit_no}")
+
+    def check(self, seq: int, kind: str, data: Mapping[str, Any], state: Any) -> None:
+        if kind == "ActionChosen":
+            salt = self._salt(data.get("commit_no"), seq, kind)
+            if rng.commitment(salt, {"action": data.get("action")}) != data.get("commitment"):
+                raise _Bad(seq, "commitment", "the commitment is not SHA-256(salt || the chosen card)", kind)
+            self.actions[data["seat"]] = (data["commit_no"], data["commitment"], seq)
+        elif kind == "PayoffOffered" and data.get("commitment") is not None:
+            salt = self._salt(data.get("commit_no"), seq, kind)
+            if rng.commitment(salt, {"loot": sorted(data.get("loot") or [])}) != data["commitment"]:
+                raise _Bad(
+                    seq, "commitment", "the commitment is not SHA-256(salt || the bundle's cards)", kind
+                )
+            self.bundles[(data["seat"], data["token"])] = (data["commit_no"], data["commitment"], seq)
+        elif kind == "ActionRevealed" and data.get("salt") is not None:
+            made = self.actions.get(data.get("seat", -1))
+            if made is None:
+                raise _Bad(seq, "commitment", "a card is opened that was never committed", kind)
+            self._open(seq, kind, data["salt"], {"action": data.get("action")}, made)
+        elif kind == "PayoffResolved" and data.get("salt") is not None:
+            made = self.bundles.get((data.get("seat", -1), data.get("token", -1)))
+            if made is None:
+                raise _Bad(seq, "commitment", "a bundle is opened that was never committed", kind)
+            self._open(seq, kind, data["salt"], {"loot": sorted(data.get("loot") or [])}, made)
+        elif kind in ("RobSucceeded", "RobGuarded"):
+            robber = data.get("robber")
+            if kind == "RobSucceeded":
+                owner, label = data.get("victim"), f"round/{state.round}/rob/{robber}"
+            else:
+                owner, label = robber, f"round/{state.round}/guard/{robber}"
+            if type(owner) is not int or not 0 <= owner < state.n:
+                raise _Bad(seq, "rules", "the event names no seat", kind)
+            cards = sorted(state.stashes[owner])
+            expected = cards[rng.Stream(self.seed, label).below(len(cards))] if cards else None
+            if data.get("card") != expected:
+                whose = "victim's" if kind == "RobSucceeded" else "robber's"
+                raise _Bad(
+                    seq,
+                    "random",
+                    f"the card taken is {data.get('card')}, the seed picks {expected} from the {whose} Stash "
+                    f"(label {label!r})",
+                    kind,
+                )
+            self.picks += 1
+
+    def _open(self, seq: int, kind: str, salt_hex: Any, choice: Any, made: tuple[int, str, int]) -> None:
+        commit_no, commitment, made_at = made
+        if not _is_hex(salt_hex, 32):
+            raise _Bad(seq, "commitment", "the salt must be 16 bytes as 32 lowercase hex digits", kind)
+        if salt_hex != rng.salt(self.seed, f"salt/{commit_no}").hex():
+            raise _Bad(seq, "commitment", f"the salt opened is not the seed's salt/{commit_no}", kind)
+        if rng.commitment(bytes.fromhex(salt_hex), choice) != commitment:
+            raise _Bad(
+                seq,
+                "commitment",
+                f"the revealed choice does not open the commitment made at event #{made_at}",
+                kind,
+            )
+        self.opened += 1
+
+
+def _diff(stored: Mapping[str, Any], expected: Mapping[str, Any]) -> list[str]:
+    keys = sorted(set(stored) | set(expected))
+    return [k for k in keys if stored.get(k, ...) != expected.get(k, ...)]
+
+
+def _replay(
+    rs: Ruleset[Any], events: Sequence[Mapping[str, Any]], seed: bytes, players: Mapping[int, int | None]
+) -> tuple[int, _Secrets]:
+    secrets = _Secrets(seed) if rs.slug == "goodcritters" else None
+    state = rs.initial_state()
+    commands = 0
+    i = 0
+    while i < len(events):
+        first = events[i]
+        start = first["seq"]
+        if first["command"] is None:
+            raise _Bad(
+                start,
+                "rules",
+                "no command decided this event (a batch must start with its command)",
+                first["type"],
+            )
+        end = i + 1
+        while end < len(events) and events[end]["command"] is None:
+            end += 1
+        batch = events[i:end]
+        stored_command = dict(first["command"])
+        if "seat" not in stored_command:
+            raise _Bad(start, "format", "the stored command has no acting seat", first["type"])
+        seat = stored_command.pop("seat")
+        # who acted: the player in the command's seat, or nobody (the system, a bot, a seat on autopilot); a
+        # command is never attributed to another player
+        acting = players.get(seat, ...) if type(seat) is int else None
+        if acting is ... or first["actor"] not in (None, acting):
+            raise _Bad(
+                start,
+                "rules",
+                f"the actor ({first['actor']}) is not the player in the command's seat ({seat})",
+                first["type"],
+            )
+        for event in batch[1:]:
+            for name in ("created_at", "command_id", "actor"):
+                if event[name] != first[name]:
+                    raise _Bad(
+                        event["seq"],
+                        "rules",
+                        f"{name} differs from the rest of its command's batch",
+                        event["type"],
+                    )
+        try:
+            now = datetime.fromisoformat(first["created_at"])
+        except ValueError:
+            raise _Bad(start, "format", "created_at is not an ISO-8601 time", first["type"]) from None
+        if now.utcoffset() is None:
+            raise _Bad(start, "format", "created_at has no time zone", first["type"])
+        try:
+            command = rs.command_from_json(stored_command, seat)
+            expected = [rs.event_to_json(e) for e in rs.decide(state, command, Context(now=now))]
+        except RuleError as exc:
+            raise _Bad(
+                start,
+                "rules",
+                f"the rules refuse the stored command {stored_command.get('type')!r} of seat {seat}: "
+                f"{exc.code} ({exc.message})",
+                first["type"],
+            ) from None
+        except Exception as exc:  # a hostile command the rules could not even evaluate
+            raise _Bad(
+                start, "rules", f"the rules cannot decide the stored command: {exc!r}", first["type"]
+            ) from None
+        commands += 1
+        for k, event in enumerate(batch):
+            seq, kind, data = event["seq"], event["type"], event["data"]
+            if data.get("type") != kind or data.get("v") != event["schema_version"]:
+                raise _Bad(seq, "format", "type/schema_version differ from the event's data", kind)
+            try:
+                parsed = rs.event_from_json(data)
+            except Exception as exc:  # any malformed event data whatsoever
+                raise _Bad(seq, "format", f"the event's data cannot be read: {exc}", kind) from None
+            if secrets is not None:
+                try:
+                    secrets.check(seq, kind, data, state)
+                except _Bad:
+                    raise
+                except Exception as exc:  # ill-typed fields in a forged event
+                    raise _Bad(seq, "format", f"the event's fields are malformed: {exc!r}", kind) from None
+            if k >= len(expected):
+                raise _Bad(
+                    seq,
+                    "rules",
+                    f"the command at event #{start} decides {len(expected)} events; this one is not one of "
+                    "them",
+                    kind,
+                )
+            if data != expected[k]:
+                fields = _diff(data, expected[k])
+                check = "rules"
+                if kind == "GameStarted" and set(fields) <= _SETUP_RANDOM:
+                    check = "random"
+                    message = f"the setup ({', '.join(fields)}) is not the one the seed gives"
+                elif data.get("type") != expected[k].get("type"):
+                    message = f"the rules decide a {expected[k].get('type')} event here"
+                else:
+                    shown = ", ".join(
+                        f"{f}={data.get(f)!r} (rules: {expected[k].get(f)!r})" for f in fields[:3]
+                    )
+                    message = f"the event is not what the rules decide for the command at #{start}: {shown}"
+                raise _Bad(seq, check, message, kind)
+            state = rs.evolve(state, parsed)
+        if len(batch) < len(expected):
+            missing = expected[len(batch)].get("type")
+            raise _Bad(
+                start + len(batch),
+                "rules",
+                f"the command at event #{start} decides {len(expected)} events, the record has "
+                f"{len(batch)}: event #{start + len(batch)} should be a {missing} event",
+                missing,
+            )
+        i = end
+    if not rs.is_terminal(state):
+        raise _Bad(
+            events[-1]["seq"], "rules", "the game is not over at the end of the record", events[-1]["type"]
+        )
+    return commands, secrets or _Secrets(seed)
+
+
+def verify_record(record: Any) -> Verdict:
+    """Check a record (the parsed JSON of docs/AUDIT.md) and return the :class:`Verdict`."""
+    verdict = Verdict(ok=False)
+    try:
+        game, events = _check_format(record)
+        verdict.game = game["id"]
+        verdict.events = len(events)
+        _check_chain(game["id"], events, record["head_hash"])
+        verdict.checks.append("chain")
+        verdict.head_hash = record["head_hash"]
+        seed = _check_seed(record, game, events)
+        verdict.checks.append("seed")
+        players = {s["seat"]: s["player_id"] for s in record["seats"]}
+        commands, secrets = _replay(RULESETS[game["ruleset"]], events, seed, players)
+        verdict.checks += ["commitment", "random", "rules"]
+        verdict.commands = commands
+        verdict.commitments = secrets.opened
+        verdict.random_picks = secrets.picks
+    except _Bad as bad:
+        verdict.error = bad.finding
+        return verdict
+    except Exception as exc:  # anything else a hostile record could provoke: refused, never a crash
+        verdict.error = Finding(None, "format", f"the record cannot be checked: {exc!r}")
+        return verdict
+    verdict.ok = True
+    return verdict
+
+
+def verify_file(path: str | Path) -> Verdict:
+    """Read and check a record file; an unreadable file is a ``format`` failure of the record."""
+    try:
+        record = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return Verdict(ok=False, error=Finding(None, "format", f"cannot read {path} as JSON: {exc}"))
+    return verify_record(record)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m games.audit.verify",
+        description="Verify a finished GoodCritters game's record (docs/AUDIT.md) without the server.",
+    )
+    parser.add_argument("record", help="the record's JSON file (GET /api/v1/games/{id}/record)")
+    parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    args = parser.parse_args(argv)
+    path = Path(args.record)
+    if not path.is_file():
+        print(f"no such file: {path}", file=sys.stderr)
+        return 2
+    verdict = verify_file(path)
+    if (
+        verdict.error is not None
+        and verdict.error.seq is None
+        and verdict.error.message.startswith("cannot read")
+    ):
+        print(verdict.error.message, file=sys.stderr)
+        return 2
+    print(json.dumps(verdict.to_json(), indent=2) if args.json else verdict.text())
+    return 0 if verdict.ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,57 @@
+"""``python manage.py verify_game RECORD.json`` (or ``--game ID``): run the independent verifier on a record.
+
+The same check as ``python -m games.audit.verify`` (which needs neither the database nor Django) and the API's
+``GET /api/v1/games/{id}/verify``. Prints the verdict; exits 1 naming the first bad event when the record does
+not hold, 2 when the file cannot be read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from critters_api.problems import Problem
+from games.audit.verify import Verdict, verify_file, verify_record
+
+
+class Command(BaseCommand):
+    help = "Verify a finished game's record (docs/AUDIT.md): a JSON file, or --game ID from the database."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("record", nargs="?", help="the record's JSON file")
+        parser.add_argument("--game", type=int, help="verify this finished game's record from the database")
+        parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        path, game_id = options.get("record"), options.get("game")
+        if (path is None) == (game_id is None):
+            raise CommandError("give a RECORD.json file or --game ID (one of them)", returncode=2)
+        verdict: Verdict
+        if path is not None:
+            if not Path(path).is_file():
+                raise CommandError(f"no such file: {path}", returncode=2)
+            verdict = verify_file(path)
+            if (
+                not verdict.ok
+                and verdict.error is not None
+                and verdict.error.message.startswith("cannot read")
+            ):
+                raise CommandError(verdict.error.message, returncode=2)
+        else:
+            from games.audit.export import game_record
+            from games.models import Game
+
+            assert isinstance(game_id, int)
+            game = Game.objects.filter(pk=game_id).first()
+            if game is None:
+                raise CommandError(f"no game {game_id}", returncode=2)
+            try:
+                record = game_record(game)
+            except Problem as problem:
+                raise CommandError(str(problem.detail), returncode=2) from None
+            verdict = verify_record(record)
+        self.stdout.write(json.dumps(verdict.to_json(), indent=2) if options["json"] else verdict.text())
+        if not verdict.ok:
+            raise CommandError("the record does not hold (see above)", returncode=1)
