@@ -11,6 +11,7 @@ COPY pyproject.toml README.md ./
 COPY critters_api ./critters_api
 COPY games ./games
 COPY players ./players
+COPY notifications ./notifications
 COPY manage.py ./
 RUN pip install . \
     && useradd --system --uid 10001 critters \

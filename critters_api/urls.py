@@ -3,6 +3,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from critters_api import health
+from games.api import audit_views
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
@@ -12,6 +13,8 @@ urlpatterns = [
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("api/v1/", include("players.urls")),
     path("api/v1/", include("games.api.urls")),
+    path("games/<int:game_id>/replay", audit_views.replay_page, name="game-replay"),
+    path("api/v1/", include("notifications.urls")),
 ]
 
 handler400 = "critters_api.problems.handler400"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -11,7 +12,7 @@ from django.db.models import QuerySet
 from players.models import Player
 
 from . import store
-from .models import Game, GameStatus, Seat
+from .models import Event, Game, GameStatus, Seat
 from .services import load_state, ruleset_for
 
 Viewer = int | None
@@ -106,9 +107,15 @@ def feed(game: Game, viewer: Viewer, *, after: int, limit: int, wait: float = 0)
         version = Game.objects.filter(pk=game.pk).values_list("version", flat=True).first() or 0
     if version != game.version:
         game.refresh_from_db()
+    return feed_page(game, store.load_stream(game.pk, after=after, limit=limit), viewer, after=after)
+
+
+def feed_page(game: Game, rows: Sequence[Event], viewer: Viewer, *, after: int) -> dict[str, Any]:
+    """The feed's body for ``rows`` (the game's events right after ``after``, in order) as ``viewer`` may
+    see them; ``game`` as read with or after the rows. No database access (the live stream shares one read
+    of the log between its viewers)."""
     rs = ruleset_for(game)
     terminal = game.status == GameStatus.OVER
-    rows = store.load_stream(game.pk, after=after, limit=limit)
     events = []
     for row in rows:
         event = rs.event_from_json(row.data)

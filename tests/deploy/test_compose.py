@@ -27,7 +27,7 @@ def compose() -> dict[str, Any]:
 
 def test_compose_file_follows_the_compose_specification(compose: dict[str, Any]) -> None:
     parsed = PyCompose.from_json(json.dumps(compose))
-    assert set(parsed.service_names()) == {"postgres", "redis", "migrate", "web", "worker", "beat"}
+    assert set(parsed.service_names()) == {"postgres", "redis", "migrate", "web", "stream", "worker", "beat"}
 
 
 def test_the_validator_rejects_what_compose_rejects() -> None:
@@ -45,7 +45,7 @@ def test_every_dependency_names_a_service_with_what_its_condition_needs(compose:
 
 
 def test_app_services_share_one_configuration_from_the_environment(compose: dict[str, Any]) -> None:
-    app = [compose["services"][name] for name in ("migrate", "web", "worker", "beat")]
+    app = [compose["services"][name] for name in ("migrate", "web", "stream", "worker", "beat")]
     for service in app:
         env = service["environment"]
         assert env["DATABASE_URL"].startswith("postgres://")

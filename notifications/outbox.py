@@ -1,0 +1,170 @@
+"""The outbox: a receiver of ``games.signals.events_appended`` that writes the webhook deliveries caused by a
+batch of events in the SAME transaction as the events (a notification exists exactly when its events do: none
+lost, none phantom), and after commit publishes the stream hint and enqueues the deliveries.
+
+Each payload is redacted for the receiving player's seat through the ruleset's ``redact_event`` (the same
+function the event feed uses), so a webhook never carries another seat's secrets.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import transaction
+from django.dispatch import receiver
+from rest_framework.utils.encoders import JSONEncoder
+
+from games.models import Event, Game, Seat
+from games.services import load_state, ruleset_for
+from games.signals import events_appended
+
+from . import hints
+from .models import Delivery, NotificationType, WebhookEndpoint
+
+logger = logging.getLogger(__name__)
+
+DEADLINE_NEAR_EVENT = "DeadlineNear"
+"""The event type (added by the deadlines service) behind ``game.deadline_near``: data ``step_no``,
+``due_at``, ``seats``."""
+GAME_STARTED_EVENT = "GameStarted"
+
+
+def _json(value: Any) -> Any:
+    return json.loads(json.dumps(value, cls=JSONEncoder))
+
+
+@receiver(events_appended, dispatch_uid="notifications.outbox")
+def on_events_appended(sender: Any, game: Game, events: Sequence[Event], **kwargs: Any) -> None:
+    game_id, version = game.pk, game.version
+    transaction.on_commit(lambda: hints.publish(game_id, version))
+    ids = write_outbox(game, events)
+    if ids:
+        transaction.on_commit(lambda: enqueue(ids))
+
+
+def enqueue(delivery_ids: list[str]) -> None:
+    """Hand the deliveries to Celery (after commit). A broker outage loses nothing: the sweeper re-enqueues
+    every due pending delivery."""
+    from .tasks import deliver
+
+    for delivery_id in delivery_ids:
+        try:
+            deliver.delay(delivery_id)
+        except Exception:
+            logger.warning("could not enqueue delivery %s; the sweeper will", delivery_id, exc_info=True)
+
+
+def _positions(game: Game, rs: Any, state: Any) -> dict[int, int]:
+    """player id → seat position (from the fold: the seats' positions are written after the start batch)."""
+    seats = list(
+        Seat.objects.filter(game=game, player__isnull=False).values_list("player_id", "uid", "position")
+    )
+    order = rs.view_for(state, None).get("players")
+    by_uid = {uid: i for i, uid in enumerate(order)} if isinstance(order, list) else {}
+    out: dict[int, int] = {}
+    for player_id, uid, position in seats:
+        pos = by_uid.get(uid, position)
+        if pos is not None:
+            out[player_id] = pos
+    return out
+
+
+def write_outbox(game: Game, events: Sequence[Event]) -> list[str]:
+    """The deliveries ``events`` (just appended to ``game``, locked) cause; returns their ids."""
+    if not events:
+        return []
+    endpoints = list(WebhookEndpoint.objects.filter(enabled=True, player__seats__game=game).distinct())
+    if not endpoints:
+        return []
+    rs = ruleset_for(game)
+    state = load_state(game, rs)
+    positions = _positions(game, rs, state)
+    terminal = rs.is_terminal(state)
+    waiting = rs.waiting(state)
+    last = events[-1]
+    base = {"game_id": game.pk, "game_name": game.name, "ruleset": game.ruleset}
+    rows: list[Delivery] = []
+
+    def add(endpoint: WebhookEndpoint, kind: str, seq: int, created: Any, data: dict[str, Any]) -> None:
+        payload = {"type": kind, "timestamp": created, "data": {**base, **data}}
+        rows.append(
+            Delivery(
+                endpoint=endpoint,
+                game=game,
+                seq=seq,
+                type=kind,
+                payload=_json(payload),
+                created_at=last.created_at,
+            )
+        )
+
+    already = set(
+        Delivery.objects.filter(
+            game=game,
+            endpoint__in=endpoints,
+            type__in=[NotificationType.YOUR_TURN, NotificationType.GAME_ENDED],
+        ).values_list("endpoint_id", "type", "payload__data__step_no")
+    )
+    for endpoint in endpoints:
+        seat = positions.get(endpoint.player_id)
+        if seat is None:
+            continue
+        wanted = set(endpoint.events)
+        redacted: list[tuple[Event, Any]] = [
+            (e, rs.redact_event(rs.event_from_json(e.data), seat, terminal=terminal)) for e in events
+        ]
+        for row, red in redacted:
+            common = {"seat": seat, "seq": row.seq, "event_type": row.type, "event": red}
+            if NotificationType.EVENT in wanted:
+                add(endpoint, NotificationType.EVENT, row.seq, row.created_at, common)
+            if row.type == GAME_STARTED_EVENT and NotificationType.GAME_STARTED in wanted:
+                add(endpoint, NotificationType.GAME_STARTED, row.seq, row.created_at, common)
+            if row.type == DEADLINE_NEAR_EVENT and NotificationType.DEADLINE_NEAR in wanted:
+                seats = row.data.get("seats")
+                if seats is None or seat in seats:
+                    add(
+                        endpoint,
+                        NotificationType.DEADLINE_NEAR,
+                        row.seq,
+                        row.created_at,
+                        {**common, "step_no": row.data.get("step_no"), "due_at": row.data.get("due_at")},
+                    )
+        if (
+            NotificationType.YOUR_TURN in wanted
+            and waiting is not None
+            and seat in waiting.seats
+            and (endpoint.pk, NotificationType.YOUR_TURN.value, waiting.step_no) not in already
+        ):
+            add(
+                endpoint,
+                NotificationType.YOUR_TURN,
+                last.seq,
+                last.created_at,
+                {
+                    "seat": seat,
+                    "seq": last.seq,
+                    "step_no": waiting.step_no,
+                    "step": waiting.step,
+                    "due_at": waiting.due_at,
+                    "waiting_on": sorted(waiting.seats),
+                    "legal_commands": rs.legal_commands(state, seat),
+                },
+            )
+        if (
+            terminal
+            and NotificationType.GAME_ENDED in wanted
+            and not any(a[0] == endpoint.pk and a[1] == NotificationType.GAME_ENDED.value for a in already)
+        ):
+            scores = rs.scores(state)
+            add(
+                endpoint,
+                NotificationType.GAME_ENDED,
+                last.seq,
+                last.created_at,
+                {"seat": seat, "seq": last.seq, "scores": list(scores) if scores is not None else None},
+            )
+    Delivery.objects.bulk_create(rows)
+    return [r.id for r in rows]

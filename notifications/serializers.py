@@ -1,0 +1,93 @@
+"""Inputs and outputs of the notifications API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from critters_api.serializers import StrictBooleanField, StrictCharField, StrictSerializer
+
+from .models import NotificationType
+
+
+class EventsField(serializers.ListField):
+    child = serializers.ChoiceField(choices=NotificationType.choices)
+
+    def to_internal_value(self, data: Any) -> list[str]:
+        values = super().to_internal_value(data)
+        if not values:
+            raise serializers.ValidationError("Subscribe to at least one notification type.")
+        return sorted(set(values))
+
+
+class WebhookCreateInput(StrictSerializer):
+    url = serializers.URLField(max_length=2000, help_text="Where to POST (http or https, a public address).")
+    events = EventsField(help_text="The notification types to receive.", max_length=10)
+    description = StrictCharField(max_length=200, required=False, default="", allow_blank=True)
+
+
+class WebhookUpdateInput(StrictSerializer):
+    url = serializers.URLField(max_length=2000, required=False)
+    events = EventsField(required=False, max_length=10)
+    description = StrictCharField(max_length=200, required=False, allow_blank=True)
+    enabled = StrictBooleanField(
+        required=False, help_text="true re-enables a disabled endpoint (its failure count restarts at 0)."
+    )
+
+
+class WebhookOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    url = serializers.URLField()
+    description = serializers.CharField()
+    events = serializers.ListField(child=serializers.ChoiceField(choices=NotificationType.choices))
+    enabled = serializers.BooleanField()
+    consecutive_failures = serializers.IntegerField()
+    disabled_at = serializers.DateTimeField(allow_null=True)
+    disabled_reason = serializers.CharField(help_text="Why it was disabled (empty while enabled).")
+    created_at = serializers.DateTimeField()
+
+
+class WebhookCreatedOutput(WebhookOutput):
+    secret = serializers.CharField(help_text="The signing secret (`whsec_…`): shown in this response only.")
+
+
+class AttemptOutput(serializers.Serializer):
+    number = serializers.IntegerField()
+    started_at = serializers.DateTimeField()
+    duration_ms = serializers.IntegerField()
+    status_code = serializers.IntegerField(
+        allow_null=True, help_text="The receiver's HTTP status (null: none)."
+    )
+    error = serializers.CharField(help_text="Why no answer came (timeout, refused destination…), or empty.")
+    ok = serializers.BooleanField()
+
+
+class DeliveryOutput(serializers.Serializer):
+    id = serializers.CharField(help_text="The `webhook-id` (the same on every retry).")
+    type = serializers.ChoiceField(choices=NotificationType.choices)
+    game_id = serializers.IntegerField()
+    seq = serializers.IntegerField()
+    status = serializers.CharField()
+    attempts = serializers.IntegerField()
+    next_attempt_at = serializers.DateTimeField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    delivered_at = serializers.DateTimeField(allow_null=True)
+    payload = serializers.JSONField(help_text="The body as sent (redacted for you).")
+    attempt_log = AttemptOutput(many=True)
+
+
+class InboxItemOutput(serializers.Serializer):
+    game_id = serializers.IntegerField()
+    name = serializers.CharField()
+    ruleset = serializers.CharField()
+    seat = serializers.IntegerField()
+    version = serializers.IntegerField()
+    step_no = serializers.IntegerField()
+    step = serializers.CharField()
+    due_at = serializers.DateTimeField(allow_null=True)
+    legal_commands = serializers.ListField(child=serializers.CharField())
+
+
+class InboxOutput(serializers.Serializer):
+    games = InboxItemOutput(many=True)
