@@ -8,11 +8,13 @@ Django-level failures outside DRF (unknown URLs, oversized or suspicious request
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -176,8 +178,30 @@ def problem_http_response(
 
 
 # --- Django handlers (ROOT_URLCONF handler400/403/404/500) ----------------------------------------
+DRAIN_MAX_BYTES = 1024 * 1024
+"""A refused oversized body is read and discarded up to this size, so that the client's keep-alive connection
+stays usable (gunicorn answers ``Connection: keep-alive`` and then drops a connection whose unread body
+exceeds 64 KiB: the client's next request on it fails). Bigger bodies still lose the connection."""
+
+
+def _discard_body(request: HttpRequest) -> None:
+    stream = getattr(request, "_stream", None)
+    if stream is None:
+        return
+    remaining = DRAIN_MAX_BYTES
+    try:
+        while remaining > 0:
+            chunk = stream.read(min(64 * 1024, remaining))
+            if not chunk:
+                return
+            remaining -= len(chunk)
+    except OSError:  # the client went away: nothing to keep alive
+        return
+
+
 def handler400(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if isinstance(exception, RequestDataTooBig):
+        _discard_body(request)
         return problem_http_response(413, "request_too_large", "The request body is too large.", request)
     return problem_http_response(400, "bad_request", "The request could not be understood.", request)
 
@@ -192,6 +216,32 @@ def handler404(request: HttpRequest, exception: Exception | None = None) -> Http
 
 def handler500(request: HttpRequest) -> HttpResponse:
     return problem_http_response(500, "server_error", "Something went wrong on our side.", request)
+
+
+DATABASE_RETRY_AFTER_SECONDS = 2
+logger = logging.getLogger(__name__)
+
+
+class DatabaseUnavailableMiddleware:
+    """The database is down or restarting (connection refused or lost): 503 problem with ``Retry-After``
+    instead of a 500. Nothing was applied (a command's transaction did not commit); the same request with the
+    same Idempotency-Key can be sent again. Later requests reconnect by themselves (CONN_HEALTH_CHECKS)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, OperationalError | InterfaceError):
+            return None
+        logger.warning("database unavailable: %s", type(exception).__name__)
+        response = problem_http_response(
+            503, "database_unavailable", "The database is not available; retry shortly.", request
+        )
+        response["Retry-After"] = str(DATABASE_RETRY_AFTER_SECONDS)
+        return response
 
 
 class RefuseNulBytesMiddleware:
@@ -216,6 +266,7 @@ class RefuseNulBytesMiddleware:
 __all__ = [
     "PROBLEM_CONTENT_TYPE",
     "RULE_ERROR_STATUS",
+    "DatabaseUnavailableMiddleware",
     "Problem",
     "exception_handler",
     "handler400",

@@ -51,11 +51,15 @@ _PROBLEM_EXAMPLES: dict[int, tuple[str, str]] = {
     422: ("validation_error", "The request body is not valid."),
     428: ("precondition_required", "This request needs an If-Match header."),
     429: ("throttled", "Request was throttled. Expected available in 12 seconds."),
+    503: ("database_unavailable", "The database is not available; retry shortly."),
 }
 
 
-def problem_response(status_code: int, description: str | None = None) -> OpenApiResponse:
-    code, detail = _PROBLEM_EXAMPLES.get(status_code, ("error", "Error."))
+def problem_response(
+    status_code: int, description: str | None = None, code_detail: tuple[str, str] | None = None
+) -> OpenApiResponse:
+    """A problem+json response; ``code_detail`` names the example's code and detail (else a typical one)."""
+    code, detail = code_detail or _PROBLEM_EXAMPLES.get(status_code, ("error", "Error."))
     example: dict[str, Any] = {
         "type": f"urn:goodcritters:problem:{code}",
         "title": TITLES.get(status_code, "Error"),
@@ -76,11 +80,12 @@ def problem_response(status_code: int, description: str | None = None) -> OpenAp
 class AutoSchema(SpectacularAutoSchema):
     """Adds the problem+json responses each operation can produce (400/415/422 with a body, 401/403 when
     authenticated, 404 with a path parameter, 429 always, plus the view's ``problem_statuses``) to the
-    responses declared with ``extend_schema``."""
+    responses declared with ``extend_schema``; a view's ``problem_examples`` (``{status: (code, detail)}``)
+    names the example shown for a status."""
 
     def _get_response_bodies(self, direction: Any = "response") -> Any:
         responses = super()._get_response_bodies(direction)
-        statuses: set[int] = {429}
+        statuses: set[int] = {429, 503}  # 503: the database is restarting (critters_api.problems)
         view = self.view
         permission_classes = getattr(view, "permission_classes", [])
         if any(getattr(p, "__name__", "") != "AllowAny" for p in permission_classes):
@@ -95,7 +100,12 @@ class AutoSchema(SpectacularAutoSchema):
         for status_code in sorted(statuses):
             if str(status_code) not in responses:
                 responses[str(status_code)] = self._get_response_for_code(
-                    problem_response(status_code), str(status_code), (PROBLEM_CONTENT_TYPE,), direction
+                    problem_response(
+                        status_code, code_detail=getattr(view, "problem_examples", {}).get(status_code)
+                    ),
+                    str(status_code),
+                    (PROBLEM_CONTENT_TYPE,),
+                    direction,
                 )
         return responses
 

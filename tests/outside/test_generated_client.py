@@ -1,0 +1,236 @@
+"""A third party's view: generate a Python client from the SERVED OpenAPI schema with openapi-python-client
+(warnings or errors fail the test), import it, and play complete games for 4 to 8 seats through that client
+alone. Every seat is a player who signed up and logged in through the client, with its own token; what it
+sends is chosen only from its own served state and the ``legal_commands`` the API lists (no server
+internals), like an outside bot would."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import random
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import httpx
+import pytest
+
+from games.rules.registry import get_ruleset
+
+from .conftest import PASSWORD
+from .driver import next_command
+from .live import LiveServer
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+GENERATOR = Path(sys.executable).with_name("openapi-python-client")
+RULESET = get_ruleset("goodcritters")
+OPTIONS: dict[int, dict[str, Any]] = {
+    4: {"payoffs": True},
+    5: {"fuzz_depth": "short"},
+    6: {"no_vote_rule": "russian", "boss_term_limit": 3, "fuzz_depth": "short"},
+    7: {"fuzz_depth": "short", "shuffle_seats": True},
+    8: {"payoffs": True, "fuzz_depth": "short"},
+}
+
+
+def generate_client(base_url: str, workdir: Path) -> ModuleType:
+    """Fetch the served schema, generate a client package from it, import it (fails on any warning)."""
+    schema = httpx.get(f"{base_url}/api/schema/", timeout=30)
+    assert schema.status_code == 200, schema.text[:500]
+    spec = workdir / "openapi.yaml"
+    spec.write_bytes(schema.content)
+    config = workdir / "config.yaml"
+    config.write_text("post_hooks: []\n")  # no formatter needed (and none may be on PATH)
+    package = f"critters_client_{uuid.uuid4().hex[:8]}"
+    out = workdir / package
+    proc = subprocess.run(
+        [
+            str(GENERATOR),
+            "generate",
+            "--path",
+            str(spec),
+            "--output-path",
+            str(out),
+            "--meta",
+            "none",
+            "--config",
+            str(config),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output
+    assert "warning" not in output.lower(), output
+    assert "error" not in output.lower(), output
+    sys.path.insert(0, str(workdir))
+    try:
+        return importlib.import_module(package)
+    finally:
+        sys.path.remove(str(workdir))
+
+
+@pytest.fixture(scope="module")
+def client_package(service: LiveServer, tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    return generate_client(service.url, tmp_path_factory.mktemp("generated"))
+
+
+def sub(pkg: ModuleType, name: str) -> ModuleType:
+    return importlib.import_module(f"{pkg.__name__}.{name}")
+
+
+class Seat:
+    """One player, driven through the generated client only."""
+
+    def __init__(self, pkg: ModuleType, base_url: str, rnd: random.Random) -> None:
+        self.pkg = pkg
+        self.rnd = rnd
+        models = sub(pkg, "models")
+        anon = pkg.Client(base_url=base_url, raise_on_unexpected_status=True)
+        self.username = f"gen{uuid.uuid4().hex[:10]}"
+        signed = sub(pkg, "api.players.players_sign_up").sync_detailed(
+            client=anon,
+            body=models.SignUpInputRequest(username=self.username, password=PASSWORD),
+        )
+        assert signed.status_code == 201, signed.content
+        login = sub(pkg, "api.players.auth_tokens_create").sync_detailed(
+            client=anon,
+            body=models.LoginTokenInputRequest(username=self.username, password=PASSWORD, name="generated"),
+        )
+        assert login.status_code == 201, login.content
+        assert isinstance(login.parsed, models.TokenCreatedOutput)
+        self.client = pkg.AuthenticatedClient(
+            base_url=base_url, token=login.parsed.token, raise_on_unexpected_status=True
+        )
+        me = sub(pkg, "api.players.me_retrieve").sync(client=self.client)
+        assert me is not None
+        assert me.username == self.username
+
+    def state(self, game_id: int) -> tuple[dict[str, Any], str]:
+        r = sub(self.pkg, "api.play.games_state_retrieve").sync_detailed(game_id, client=self.client)
+        assert r.status_code == 200, r.content
+        models = sub(self.pkg, "models")
+        assert isinstance(r.parsed, models.ViewerStateOutput)
+        return r.parsed.to_dict(), r.headers["ETag"]
+
+    def send(self, game_id: int, type_name: str, body: dict[str, Any], **headers: str) -> Any:
+        snake = RULESET_SNAKE[type_name]
+        module = sub(self.pkg, f"api.commands.games_commands_{snake}")
+        request_model = getattr(sub(self.pkg, "models"), f"{type_name}CommandRequest")
+        return module.sync_detailed(
+            game_id, client=self.client, body=request_model.from_dict(body), **headers
+        )
+
+
+RULESET_SNAKE = {
+    "DistributeLoot": "distribute_loot",
+    "ChooseAction": "choose_action",
+    "PlaceThreat": "place_threat",
+    "SetReady": "set_ready",
+    "SendMessage": "send_message",
+}
+
+
+def play(seats: list[Seat], game_id: int, *, max_commands: int = 3000) -> int:
+    sent = 0
+    stale_checked = False
+    while sent < max_commands:
+        progressed = False
+        for seat in seats:
+            view, etag = seat.state(game_id)
+            if view["over"]:
+                return sent
+            step = next_command(view, seat.rnd)
+            if step is None:
+                continue
+            type_name, body = step
+            if not stale_checked and type_name == "ChooseAction":
+                # an outdated ETag in If-Match is refused with a typed 412 problem, nothing applied
+                r = seat.send(game_id, type_name, body, if_match='"0.0"')
+                assert r.status_code == 412, r.content
+                assert r.parsed.code == "precondition_failed"
+                stale_checked = True
+            r = seat.send(game_id, type_name, body, if_match=etag, idempotency_key=uuid.uuid4().hex)
+            assert r.status_code == 200, (type_name, body, r.content[:500])
+            assert r.parsed.viewer == view["viewer"]
+            assert r.headers["ETag"] != etag
+            sent += 1
+            progressed = True
+        assert progressed, "the game is not over but no seat has anything to do"
+    raise AssertionError("the game did not end")
+
+
+def feed_all(seat: Seat, game_id: int) -> list[dict[str, Any]]:
+    events_list = sub(seat.pkg, "api.play.games_events_list")
+    items: list[dict[str, Any]] = []
+    after = 0
+    while True:
+        r = events_list.sync_detailed(game_id, client=seat.client, after=after, limit=500)
+        assert r.status_code == 200, r.content
+        page = r.parsed.to_dict()
+        items += page["events"]
+        after = page["next_after"]
+        if not page["more"]:
+            return items
+
+
+@pytest.mark.parametrize(
+    "players",
+    [
+        4,
+        pytest.param(5, marks=pytest.mark.slow),
+        pytest.param(6, marks=pytest.mark.slow),
+        pytest.param(7, marks=pytest.mark.slow),
+        8,
+    ],
+)
+def test_a_generated_client_plays_a_complete_game(
+    live: LiveServer, client_package: ModuleType, players: int
+) -> None:
+    pkg = client_package
+    models = sub(pkg, "models")
+    rnd = random.Random(players)
+    seats = [Seat(pkg, live.url, rnd) for _ in range(players)]
+    creator = seats[0]
+    created = sub(pkg, "api.lobby.games_create").sync_detailed(
+        client=creator.client,
+        body=models.GameCreateInputRequest.from_dict(
+            {"seats": players, "options": OPTIONS[players], "name": f"generated {players}"}
+        ),
+    )
+    assert created.status_code == 201, created.content
+    game_id = created.parsed.id
+    join = sub(pkg, "api.lobby.games_join")
+    for seat in seats[1:]:
+        joined = join.sync_detailed(game_id, client=seat.client, body=models.JoinInputRequest())
+        assert joined.status_code == 200, joined.content
+    assert joined.parsed.status == models.GameStatusEnum.RUNNING
+
+    # a seat's own listing says where it sits; nobody names their seat in a command
+    seats.sort(key=lambda s: s.state(game_id)[0]["viewer"])
+    assert [s.state(game_id)[0]["viewer"] for s in seats] == list(range(players))
+
+    sent = play(seats, game_id)
+    assert sent > players
+
+    final, _ = creator.state(game_id)
+    assert final["over"] is True
+    assert len(final["scores"]) == players
+    seed = final["state"]["seed"]
+    # R8.2: the seed revealed at the end matches the commitment published at the start
+    assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == final["state"]["seed_commitment"]
+    items = feed_all(creator, game_id)
+    assert [i["seq"] for i in items] == list(range(1, final["version"] + 1))
+    replay = RULESET.fold(RULESET.event_from_json(i["event"]) for i in items)
+    assert RULESET.view_for(replay, final["viewer"]) == final["state"]
+
+    # the game is listed among each player's games, typed
+    mine = sub(pkg, "api.play.me_games_list").sync(client=seats[-1].client)
+    assert game_id in [g.id for g in mine.results]
