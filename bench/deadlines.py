@@ -42,11 +42,12 @@ from pathlib import Path
 from typing import Any
 
 import psutil  # type: ignore[import-untyped]
-import psycopg
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from bench.common import pct, recreate_database  # noqa: E402
 
 DBNAME = "critters_bench_deadlines"
 RESULTS = ROOT / "bench" / "results" / "deadlines.json"
@@ -55,23 +56,6 @@ OPTIONS = {
     "absence": {"extensions": 0, "autopilot_after": None},  # each firing is a plain R7.2 deal
     "warn_before": 0,
 }
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
-
-
-def recreate_database(pg: str) -> str:
-    with psycopg.connect(f"{pg}/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{DBNAME}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{DBNAME}"')
-    url = f"{pg}/{DBNAME}"
-    env = dict(os.environ, DATABASE_URL=url, DJANGO_SETTINGS_MODULE="critters_api.settings_test")
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True
-    )
-    return url
 
 
 def group_rss(pgid: int) -> int:
@@ -148,7 +132,7 @@ def main() -> int:
 
     pg = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
     redis_url = os.environ.get("BENCH_REDIS") or os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/14"
-    url = recreate_database(pg)
+    url = recreate_database(pg, DBNAME)
     os.environ.update(
         DATABASE_URL=url,
         REDIS_URL=redis_url,

@@ -49,6 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.common import pct, recreate_database  # noqa: E402
 from tests.outside.driver import kebab, next_command  # noqa: E402
 from tests.outside.live import LiveServer  # noqa: E402
 
@@ -59,26 +60,9 @@ PGBENCH = next(
 )
 
 
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 # --------------------------------------------------------------------------------------------------
 # setup
 # --------------------------------------------------------------------------------------------------
-def recreate_database(pg: str) -> str:
-    with psycopg.connect(f"{pg}/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{DBNAME}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{DBNAME}"')
-    url = f"{pg}/{DBNAME}"
-    env = dict(os.environ, DATABASE_URL=url, DJANGO_SETTINGS_MODULE="critters_api.settings_test")
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True
-    )
-    return url
 
 
 def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -445,7 +429,7 @@ def main() -> int:
     parser.add_argument("--redis", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/5"))
     args = parser.parse_args()
 
-    url = recreate_database(args.pg)
+    url = recreate_database(args.pg, DBNAME)
     tokens = make_tokens(url, 8 * max(args.games, 2))
     workdir = Path(tempfile.mkdtemp(prefix="bench-service-"))
     results: dict[str, Any] = {

@@ -1,0 +1,1 @@
+"""Benchmarks: each module is one command (see bench/README.md)."""
