@@ -32,3 +32,7 @@ os.environ.setdefault("WEBHOOK_RETRY_BASE_SECONDS", "0.2")
 WEBHOOK_RETRY_BASE_SECONDS = float(os.environ["WEBHOOK_RETRY_BASE_SECONDS"])
 os.environ.setdefault("STREAM_POLL_SECONDS", "0.5")
 STREAM_POLL_SECONDS = float(os.environ["STREAM_POLL_SECONDS"])
+# Tests never run collectstatic: let WhiteNoise find static files in the apps (as DEBUG would) instead of
+# warning on every request that STATIC_ROOT does not exist.
+WHITENOISE_AUTOREFRESH = True
+WHITENOISE_USE_FINDERS = True
