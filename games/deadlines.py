@@ -24,7 +24,7 @@ import contextvars
 import logging
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -235,48 +235,31 @@ def sweep(now: datetime | None = None, *, limit: int | None = None) -> SweepRepo
 
     batch = limit if limit is not None else settings.DEADLINE_SWEEP_BATCH
     report = SweepReport(outage=heartbeat(at))
-    for _ in range(batch):
-        claimed: int | None = None
-        try:
-            with transaction.atomic():
-                game = _claim(deadline_at__lte=clock())
-                if game is None:
-                    break
-                claimed = game.pk
-                rs = services.ruleset_for(game)
-                state = services.load_state(game, rs)
-                due = game.deadline_at
-                if report.outage and due is not None and report.outage[0] < due <= report.outage[1]:
-                    _extend_for_outage(game, rs, state, clock())
-                    report.extended.append(game.pk)
-                else:
-                    before = game.version
-                    services.expire_locked(game, rs, state, clock())
-                    if game.version == before:  # nothing to apply (cannot happen while rows are in sync)
-                        game.deadline_at = None
-                        game.save(update_fields=["deadline_at"])
-                    report.expired.append(game.pk)
-        except Exception:
-            if claimed is None:
-                raise
-            _set_aside(claimed, "deadline_at", clock())
-    for _ in range(batch):
-        claimed = None
-        try:
-            with transaction.atomic():
-                game = _claim(warn_at__lte=clock())
-                if game is None:
-                    break
-                claimed = game.pk
-                _warn_locked(game, clock())
-                if game.warn_at is not None and game.warn_at <= clock():
-                    game.warn_at = None  # refused or stale: off the list (never loop on it)
-                    game.save(update_fields=["warn_at"])
-                report.warned.append(game.pk)
-        except Exception:
-            if claimed is None:
-                raise
-            _set_aside(claimed, "warn_at", clock())
+
+    def expire_one(game: Game) -> None:
+        rs = services.ruleset_for(game)
+        state = services.load_state(game, rs)
+        due = game.deadline_at
+        if report.outage and due is not None and report.outage[0] < due <= report.outage[1]:
+            _extend_for_outage(game, rs, state, clock())
+            report.extended.append(game.pk)
+            return
+        before = game.version
+        services.expire_locked(game, rs, state, clock())
+        if game.version == before:  # nothing to apply (cannot happen while rows are in sync)
+            game.deadline_at = None
+            game.save(update_fields=["deadline_at"])
+        report.expired.append(game.pk)
+
+    def warn_one(game: Game) -> None:
+        _warn_locked(game, clock())
+        if game.warn_at is not None and game.warn_at <= clock():
+            game.warn_at = None  # refused or stale: off the list (never loop on it)
+            game.save(update_fields=["warn_at"])
+        report.warned.append(game.pk)
+
+    _drain("deadline_at", expire_one, batch, clock)
+    _drain("warn_at", warn_one, batch, clock)
     overdue = clock() - timedelta(seconds=settings.BOT_SWEEP_GRACE)
     for game_id in Game.objects.filter(status=GameStatus.RUNNING, bots_due_at__lte=overdue).values_list(
         "pk", flat=True
@@ -288,6 +271,24 @@ def sweep(now: datetime | None = None, *, limit: int | None = None) -> SweepRepo
             continue
         report.bots.append(game_id)
     return report
+
+
+def _drain(column: str, apply: Callable[[Game], None], batch: int, clock: Callable[[], datetime]) -> None:
+    """Claim up to ``batch`` games due on ``column``, one per transaction, and ``apply`` each. A game whose
+    ``apply`` raises is set aside for a while (its transaction rolled back): it never blocks the rest."""
+    for _ in range(batch):
+        claimed: int | None = None
+        try:
+            with transaction.atomic():
+                game = _claim(**{f"{column}__lte": clock()})
+                if game is None:
+                    return
+                claimed = game.pk
+                apply(game)
+        except Exception:
+            if claimed is None:
+                raise
+            _set_aside(claimed, column, clock())
 
 
 POISON_BACKOFF = 60.0
