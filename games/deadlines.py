@@ -163,6 +163,15 @@ def _warn_locked(game: Game, now: datetime) -> None:
         game.save(update_fields=["warn_at"])
 
 
+def is_due(game: Game) -> bool:
+    """Whether ``game`` (as read) is running past its step's deadline (:func:`apply_due` then applies it)."""
+    return (
+        game.status == GameStatus.RUNNING
+        and game.deadline_at is not None
+        and game.deadline_at <= timezone.now()
+    )
+
+
 def apply_due(game_id: int) -> bool:
     """Before a request reads or acts on a game: apply its deadline if it has passed. True if applied."""
     now = timezone.now()

@@ -12,23 +12,23 @@ from django.db.models import QuerySet
 from players.models import Player
 
 from . import store
-from .models import Event, Game, GameStatus, Seat
-from .services import load_state, ruleset_for
+from .models import Event, Game, GameStatus
+from .services import load_state, roster, ruleset_for
 
 Viewer = int | None
 
 
 def seats_public(game: Game) -> list[dict[str, Any]]:
     """The seat → player mapping (lobby seats before the start; game seats after it)."""
-    seats = list(Seat.objects.filter(game=game).select_related("player").order_by("index"))
+    seats = roster(game).seats
     started = game.status != GameStatus.OPEN and all(s.position is not None for s in seats)
     out = []
     for s in sorted(seats, key=lambda s: s.position if started and s.position is not None else s.index):
         out.append(
             {
                 "seat": s.position if started else s.index,
-                "player": s.player.username if s.player else None,
-                "display_name": s.player.public_name if s.player else f"Bot {s.index} ({s.bot_strategy})",
+                "player": s.username,
+                "display_name": s.display_name,
                 "bot": s.bot_strategy or None,
             }
         )
@@ -46,7 +46,7 @@ def game_public(game: Game, *, player: Player | None = None) -> dict[str, Any]:
         "name": game.name,
         "ruleset": game.ruleset,
         "status": game.status,
-        "creator": game.creator.username,
+        "creator": roster(game).creator,
         "seats": game.seat_count,
         "taken": len(seats),
         "players": seats,

@@ -83,13 +83,17 @@ def append_decided(
     command: Any,
     events: Sequence[Any],
     *,
+    state: Any,
     command_id: str,
     actor_id: int | None,
     now: datetime,
-) -> None:
-    """Append what ``rs.decide`` made of ``command`` at ``now`` (the game row locked), with the command itself
-    on the batch's first event so that the record can be re-decided by an auditor: its JSON form plus
-    ``seat``, the acting seat (``null`` for system commands), which the JSON form never carries."""
+    extra_fields: Sequence[str] = (),
+) -> Any:
+    """Append what ``rs.decide`` made of ``command`` (from ``state``) at ``now``, the game row locked, and
+    return the new state. The command itself goes on the batch's first event so that the record can be
+    re-decided by an auditor: its JSON form plus ``seat``, the acting seat (``null`` for system commands),
+    which the JSON form never carries. The game row's head, what it waits on (and ``extra_fields``) are
+    saved in one UPDATE."""
     stored = {**rs.command_to_json(command), "seat": getattr(command, "seat", None)}
     store.append(
         game,
@@ -99,28 +103,124 @@ def append_decided(
         actor_id=actor_id,
         now=now,
         command=stored,
+        save_head=False,
     )
+    new_state = rs.fold(events, state)
+    remember_state(game.pk, rs, game.version, game.head_hash, new_state)
+    _sync_game(game, rs, new_state, ("version", "head_hash", "revision", *extra_fields))
+    return new_state
+
+
+# The hot path reads a game with its roster (seats, their players' names, the creator's name) in one or two
+# statements of plain SQL: the ORM would compile four queries per request for the same rows.
+_GAME_FIELDS = tuple(Game._meta.concrete_fields)
+_GAME_COLUMNS = ", ".join(f'g."{f.column}"' for f in _GAME_FIELDS)
+_GAME_ATTNAMES = [f.attname for f in _GAME_FIELDS]
+_JSON_AT = tuple(i for i, f in enumerate(_GAME_FIELDS) if f.get_internal_type() == "JSONField")
+_ROSTER_SUBQUERY = """(SELECT json_agg(json_build_array(s."index", s."position", s.player_id, p.username,
+        p.display_name, s.bot_strategy, s.uid) ORDER BY s."index")
+    FROM games_seat s LEFT JOIN players_player p ON p.id = s.player_id WHERE s.game_id = g.id)"""
+_READ_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_ROSTER_SUBQUERY}
+    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %s"""  # noqa: S608 (model columns)
+# Locking: the game row first, then (a new statement, so a new snapshot under READ COMMITTED) its roster as
+# it is once the lock is ours: every seat write holds this lock, so the roster cannot be stale.
+_LOCK_SQL = f"SELECT {_GAME_COLUMNS} FROM games_game g WHERE g.id = %s FOR UPDATE"  # noqa: S608
+_ROSTER_SQL = f"""SELECT c.username, {_ROSTER_SUBQUERY}
+    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %s"""  # noqa: S608
+
+
+@dataclass(frozen=True, slots=True)
+class RosterSeat:
+    """A seat as the service needs it: lobby ``index``, game ``position`` (None before the start), who sits
+    there (a player, or a bot's strategy), and the opaque ``uid`` given to the ruleset."""
+
+    index: int
+    position: int | None
+    player_id: int | None
+    username: str | None
+    display_name: str
+    bot_strategy: str
+    uid: str
+
+    @property
+    def is_bot(self) -> bool:
+        return self.player_id is None
+
+
+@dataclass(frozen=True, slots=True)
+class Roster:
+    creator: str
+    seats: tuple[RosterSeat, ...]
+
+
+def _roster_from(creator: str, rows: list[list[Any]] | None) -> Roster:
+    seats = tuple(
+        RosterSeat(
+            index=index,
+            position=position,
+            player_id=player_id,
+            username=username,
+            display_name=(display_name or username) if player_id is not None else f"Bot {index} ({bot})",
+            bot_strategy=bot,
+            uid=uid,
+        )
+        for index, position, player_id, username, display_name, bot, uid in rows or []
+    )
+    return Roster(creator, seats)
+
+
+def _game_from(values: Sequence[Any]) -> Game:
+    row = list(values)
+    for i in _JSON_AT:  # jsonb arrives as text (Django's loader); the ORM would parse it the same way
+        if isinstance(row[i], str):
+            row[i] = json.loads(row[i])
+    return Game.from_db(connection.alias, _GAME_ATTNAMES, row)
+
+
+def roster(game: Game) -> Roster:
+    """The game's seats and creator, as loaded with the game (read again after a seat write)."""
+    cached: Roster | None = game.__dict__.get("_roster")
+    if cached is None:
+        with connection.cursor() as cursor:
+            cursor.execute(_ROSTER_SQL, [game.pk])
+            row = cursor.fetchone()
+        cached = _roster_from(row[0], row[1]) if row else Roster("", ())
+        game.__dict__["_roster"] = cached
+    return cached
+
+
+def forget_roster(game: Game) -> None:
+    """Seats changed (inside the game's lock): the next :func:`roster` reads them again."""
+    game.__dict__.pop("_roster", None)
 
 
 def lock_game(game_id: int) -> Game:
     """The game row, locked until the end of the current transaction (404 problem if there is none)."""
-    try:
-        return Game.objects.select_for_update().get(pk=game_id)
-    except Game.DoesNotExist:
-        raise Problem(404, "game_not_found", "No such game.") from None
+    with connection.cursor() as cursor:
+        cursor.execute(_LOCK_SQL, [game_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise Problem(404, "game_not_found", "No such game.")
+    return _game_from(row)
 
 
 def get_game(game_id: int) -> Game:
-    try:
-        return Game.objects.get(pk=game_id)
-    except Game.DoesNotExist:
-        raise Problem(404, "game_not_found", "No such game.") from None
+    """The game with its roster, read in one statement (404 problem if there is none)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_READ_SQL, [game_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise Problem(404, "game_not_found", "No such game.")
+    n = len(_GAME_ATTNAMES)
+    game = _game_from(row[:n])
+    game.__dict__["_roster"] = _roster_from(row[n], row[n + 1])
+    return game
 
 
-def seat_of(game: Game, player: Player | None) -> Seat | None:
+def seat_of(game: Game, player: Player | None) -> RosterSeat | None:
     if player is None or not player.is_authenticated:
         return None
-    return Seat.objects.filter(game=game, player=player).first()
+    return next((s for s in roster(game).seats if s.player_id == player.pk), None)
 
 
 def viewer_for(game: Game, player: Player | None, *, for_write: bool = False) -> Viewer:
@@ -299,6 +399,7 @@ def game_join(*, game_id: int, player: Player, seat: int | None = None) -> Game:
             raise Problem(409, "already_seated", "You already have a seat in this game.")
         index = _free_index(game, seat)
         Seat.objects.create(game=game, index=index, player=player, uid=_player_uid(player))
+        forget_roster(game)
         _bump(game)
         _start_if_full(game)
     return game
@@ -308,6 +409,7 @@ def game_leave(*, game_id: int, player: Player) -> Game:
     with transaction.atomic():
         game = _lock_open(game_id)
         deleted, _ = Seat.objects.filter(game=game, player=player).delete()
+        forget_roster(game)
         if not deleted:
             raise Problem(409, "not_seated", "You have no seat in this game.")
         _bump(game)
@@ -321,6 +423,7 @@ def game_add_bot(*, game_id: int, by: Player, strategy: str, seat: int | None = 
         _only_creator(game, by)
         index = _free_index(game, seat)
         Seat.objects.create(game=game, index=index, bot_strategy=strategy, uid=f"bot{index}")
+        forget_roster(game)
         _bump(game)
         _start_if_full(game)
     return game
@@ -332,6 +435,7 @@ def game_remove_seat(*, game_id: int, by: Player, seat: int) -> Game:
         game = _lock_open(game_id)
         _only_creator(game, by)
         deleted, _ = Seat.objects.filter(game=game, index=seat).delete()
+        forget_roster(game)
         if not deleted:
             raise Problem(404, "seat_not_found", f"Seat {seat} is free.")
         _bump(game)
@@ -388,32 +492,33 @@ def _start(game: Game) -> None:
     )
     state = rs.initial_state()
     events = rs.decide(state, command, Context(now=now))
-    new_state = rs.fold(events, state)
-    append_decided(
-        game,
-        rs,
-        command,
-        events,
-        command_id=f"start:{uuid.uuid4()}",
-        actor_id=None,
-        now=now,
-    )
-    ids = rs.view_for(new_state, None).get("players")
+    ids = rs.view_for(rs.fold(events, state), None).get("players")
     order: list[str] = list(ids) if isinstance(ids, list) else [s.uid for s in seats]
     position = {uid: i for i, uid in enumerate(order)}
     for s in seats:
         s.position = position[s.uid]
     Seat.objects.bulk_update(seats, ["position"])
+    forget_roster(game)
     game.status = GameStatus.RUNNING
     game.started_at = now
     game.seat_count = len(seats)
-    _sync_game(game, rs, new_state)
-    game.save(update_fields=["status", "started_at", "seat_count"])
+    append_decided(
+        game,
+        rs,
+        command,
+        events,
+        state=state,
+        command_id=f"start:{uuid.uuid4()}",
+        actor_id=None,
+        now=now,
+        extra_fields=("status", "started_at", "seat_count"),
+    )
 
 
-def _sync_game(game: Game, rs: Ruleset[Any], state: Any) -> None:
-    """Denormalise what the game waits on (for listings and timers) after new events, and schedule the
-    timer and bot tasks that follow from it once the transaction commits (:mod:`games.deadlines`)."""
+def _sync_game(game: Game, rs: Ruleset[Any], state: Any, also: Sequence[str] = ()) -> None:
+    """Denormalise what the game waits on (for listings and timers) after new events, save it with the
+    fields named in ``also`` in one UPDATE, and schedule the timer and bot tasks that follow from it once the
+    transaction commits (:mod:`games.deadlines`)."""
     from . import deadlines
 
     waiting = rs.waiting(state)
@@ -427,21 +532,19 @@ def _sync_game(game: Game, rs: Ruleset[Any], state: Any) -> None:
         game.bots_due_at = None
     elif game.bots_due_at is None:
         game.bots_due_at = timezone.now()
-    fields = ["step_no", "waiting_step", "deadline_at", "warn_at", "bots_due_at"]
+    fields = [*also, "step_no", "waiting_step", "deadline_at", "warn_at", "bots_due_at"]
     if rs.is_terminal(state) and game.status != GameStatus.OVER:
         game.status = GameStatus.OVER
         game.ended_at = timezone.now()
         fields += ["status", "ended_at"]
-    game.save(update_fields=fields)
+    Game.objects.filter(pk=game.pk).update(**{name: getattr(game, name) for name in dict.fromkeys(fields)})
     deadlines.schedule_followups(game, before)
 
 
 def machine_seats(game: Game, rs: Ruleset[Any], state: Any) -> frozenset[int]:
     """The seats a machine plays now: bot seats, and seats on autopilot (played by the ``sensible`` bot)."""
-    bots = Seat.objects.filter(game=game, player__isnull=True, position__isnull=False)
-    return frozenset(p for p in bots.values_list("position", flat=True) if p is not None) | autopilot_seats(
-        rs, state
-    )
+    bots = frozenset(s.position for s in roster(game).seats if s.is_bot and s.position is not None)
+    return bots | autopilot_seats(rs, state)
 
 
 def autopilot_seats(rs: Ruleset[Any], state: Any) -> frozenset[int]:
@@ -553,21 +656,19 @@ def game_command(
             response = CommandResponse(status, body, game.etag, game_id=game.pk)
         else:
             command_id = idempotency_key or f"cmd:{uuid.uuid4()}"
-            append_decided(
+            state = append_decided(
                 game,
                 rs,
                 command,
                 events,
+                state=state,
                 command_id=command_id,
                 actor_id=player.pk,
                 now=now,
             )
-            state = rs.fold(events, state)
-            remember_state(game.pk, rs, game.version, game.head_hash, state)
-            _sync_game(game, rs, state)
-            body = json.loads(
-                json.dumps(make_body(game, state, seat), cls=JSONEncoder)
-            )  # as served, replayable
+            body = make_body(game, state, seat)
+            if idempotency_key is not None:  # stored as served, so that a retry gets the same bytes
+                body = json.loads(json.dumps(body, cls=JSONEncoder))
             response = CommandResponse(200, body, game.etag, game_id=game.pk)
         if idempotency_key is not None:
             CommandResult.objects.create(
@@ -611,8 +712,11 @@ def bots_play(game_id: int, *, max_steps: int | None = None) -> int:
     with deadlines.bots_running():
         while applied < limit:
             with transaction.atomic():
-                game = Game.objects.select_for_update().filter(pk=game_id).first()
-                if game is None or game.status != GameStatus.RUNNING:
+                try:
+                    game = lock_game(game_id)
+                except Problem:
+                    return applied
+                if game.status != GameStatus.RUNNING:
                     return applied
                 rs = ruleset_for(game)
                 fresh = cached is not None and cached[0] == game.version
@@ -622,9 +726,9 @@ def bots_play(game_id: int, *, max_steps: int | None = None) -> int:
                 if rs.is_terminal(state):
                     return applied
                 strategies: dict[int, str] = dict.fromkeys(autopilot_seats(rs, state), "sensible")
-                for bot in Seat.objects.filter(game=game, player__isnull=True, position__isnull=False):
-                    assert bot.position is not None
-                    strategies[bot.position] = bot.bot_strategy
+                for bot in roster(game).seats:
+                    if bot.is_bot and bot.position is not None:
+                        strategies[bot.position] = bot.bot_strategy
                 acted = False
                 for position in sorted(strategies):
                     if position in skip:
@@ -639,19 +743,17 @@ def bots_play(game_id: int, *, max_steps: int | None = None) -> int:
                         logger.exception("bot in seat %s of game %s: command refused", position, game_id)
                         skip.add(position)
                         continue
-                    append_decided(
+                    state = append_decided(
                         game,
                         rs,
                         command,
                         events,
+                        state=state,
                         command_id=f"bot:{uuid.uuid4()}",
                         actor_id=None,
                         now=now,
                     )
-                    state = rs.fold(events, state)
                     cached = (game.version, state)
-                    remember_state(game.pk, rs, game.version, game.head_hash, state)
-                    _sync_game(game, rs, state)
                     acted = True
                     applied += 1
                     break
@@ -684,11 +786,9 @@ def system_command(
     events = rs.decide(state, command, Context(now=now))
     if not events:
         return state
-    append_decided(game, rs, command, events, command_id=command_id, actor_id=None, now=now)
-    state = rs.fold(events, state)
-    remember_state(game.pk, rs, game.version, game.head_hash, state)
-    _sync_game(game, rs, state)
-    return state
+    return append_decided(
+        game, rs, command, events, state=state, command_id=command_id, actor_id=None, now=now
+    )
 
 
 def expire_locked(game: Game, rs: Ruleset[Any], state: Any, now: datetime) -> Any:
@@ -767,6 +867,7 @@ def game_hand_over(
         command = rs.hand_over_command(seat, to=to, player=row.uid)
         rs.decide(state, command, Context(now=now))  # refused (RuleError) before the seat row changes
         row.save(update_fields=["player", "bot_strategy", "uid"])
+        forget_roster(game)
         system_command(game, rs, state, command, now, f"hand-over:{uuid.uuid4()}")
     return game
 

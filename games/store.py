@@ -91,10 +91,13 @@ def append(
     actor_id: int | None,
     now: datetime,
     command: dict[str, Any] | None = None,
+    save_head: bool = True,
 ) -> list[Event]:
-    """Append ``events`` after ``expected_version`` and move the game's head (saved here). The caller holds
-    the game row's lock inside a transaction. ``command`` (the JSON of the command that decided these events)
-    is stored on the first of them, inside the hash chain."""
+    """Append ``events`` after ``expected_version`` and move the game's head (saved here unless
+    ``save_head`` is false: then the caller saves ``version``, ``head_hash`` and ``revision`` in its own
+    UPDATE of the row, in the same transaction). The caller holds the game row's lock inside a transaction.
+    ``command`` (the JSON of the command that decided these events) is stored on the first of them, inside
+    the hash chain."""
     if game.version != expected_version:
         raise ConcurrencyError(f"game {game.pk} is at version {game.version}, not {expected_version}")
     if not events:
@@ -137,7 +140,8 @@ def append(
     game.version = seq
     game.head_hash = prev
     game.revision += 1
-    Game.objects.filter(pk=game.pk).update(version=seq, head_hash=prev, revision=game.revision)
+    if save_head:
+        Game.objects.filter(pk=game.pk).update(version=seq, head_hash=prev, revision=game.revision)
     events_appended.send(sender=Game, game=game, events=rows)
     return rows
 

@@ -13,12 +13,12 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.dispatch import receiver
 from rest_framework.utils.encoders import JSONEncoder
 
 from games.models import Event, Game, Seat
-from games.services import load_state, ruleset_for
+from games.services import load_state, roster, ruleset_for
 from games.signals import events_appended
 
 from . import hints
@@ -72,9 +72,25 @@ def _positions(game: Game, rs: Any, state: Any) -> dict[int, int]:
     return out
 
 
+def _any_endpoint(game: Game) -> bool:
+    """Whether a seated player of ``game`` has an enabled endpoint: one cheap statement on every append
+    (most games have none; the full query and the redaction follow only when one does)."""
+    players = [s.player_id for s in roster(game).seats if s.player_id is not None]
+    if not players:
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT EXISTS (SELECT 1 FROM notifications_webhookendpoint"
+            " WHERE enabled AND player_id = ANY(%s))",
+            [players],
+        )
+        row = cursor.fetchone()
+    return bool(row and row[0])
+
+
 def write_outbox(game: Game, events: Sequence[Event]) -> list[str]:
     """The deliveries ``events`` (just appended to ``game``, locked) cause; returns their ids."""
-    if not events:
+    if not events or not _any_endpoint(game):
         return []
     endpoints = list(WebhookEndpoint.objects.filter(enabled=True, player__seats__game=game).distinct())
     if not endpoints:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from django.db import connection
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
@@ -15,6 +16,32 @@ from .models import TOKEN_PREFIX, ApiToken, Player, token_digest
 
 LAST_USED_RESOLUTION = timedelta(seconds=60)
 """``last_used_at`` is written at most once a minute per token (not one UPDATE per request)."""
+
+
+# Every API request authenticates: one statement of plain SQL (the ORM would compile a join per request).
+_TOKEN_FIELDS = [f.attname for f in ApiToken._meta.concrete_fields]
+_PLAYER_FIELDS = [f.attname for f in Player._meta.concrete_fields]
+_TOKEN_COLUMNS = ", ".join(
+    [f't."{f.column}"' for f in ApiToken._meta.concrete_fields]
+    + [f'p."{f.column}"' for f in Player._meta.concrete_fields]
+)
+_TOKEN_SQL = (
+    f"SELECT {_TOKEN_COLUMNS} FROM players_apitoken t JOIN players_player p ON p.id = t.player_id "  # noqa: S608
+    "WHERE t.digest = %s AND t.revoked_at IS NULL"
+)
+
+
+def find_token(digest: str) -> ApiToken | None:
+    """The live (unrevoked) token with this digest, its player attached; ``None`` if there is none."""
+    with connection.cursor() as cursor:
+        cursor.execute(_TOKEN_SQL, [digest])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    n = len(_TOKEN_FIELDS)
+    token = ApiToken.from_db(connection.alias, _TOKEN_FIELDS, row[:n])
+    token.player = Player.from_db(connection.alias, _PLAYER_FIELDS, row[n:])
+    return token
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):
@@ -32,11 +59,7 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed("Invalid token.") from exc
         if not raw.startswith(TOKEN_PREFIX) or len(raw) > 200 or "\x00" in raw:
             raise exceptions.AuthenticationFailed("Invalid token.")
-        token = (
-            ApiToken.objects.select_related("player")
-            .filter(digest=token_digest(raw), revoked_at__isnull=True)
-            .first()
-        )
+        token = find_token(token_digest(raw))
         if token is None or not token.player.is_active:
             raise exceptions.AuthenticationFailed("Invalid or revoked token.")
         now = timezone.now()

@@ -103,8 +103,10 @@ class GameView(APIView):
     permission_classes = [IsAuthenticated]
 
     def game_and_viewer(self, request: Request, game_id: int) -> tuple[Game, int | None]:
-        deadlines.apply_due(game_id)  # a passed deadline is applied before anyone reads the game
         game = services.get_game(game_id)
+        if deadlines.is_due(game):  # a passed deadline is applied before anyone reads the game
+            deadlines.apply_due(game_id)
+            game = services.get_game(game_id)
         viewer = services.viewer_for(game, _player(request))
         return game, viewer
 
