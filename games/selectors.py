@@ -141,9 +141,4 @@ def feed_page(game: Game, rows: Sequence[Event], viewer: Viewer, *, after: int) 
 
 
 def my_games(player: Player) -> QuerySet[Game]:
-    return (
-        Game.objects.filter(seats__player=player)
-        .select_related("creator")
-        .distinct()
-        .order_by("-created_at", "-id")
-    )
+    return Game.objects.filter(seats__player=player).distinct().order_by("-created_at", "-id")

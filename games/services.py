@@ -93,8 +93,15 @@ def append_decided(
     return the new state. The command itself goes on the batch's first event so that the record can be
     re-decided by an auditor: its JSON form plus ``seat``, the acting seat (``null`` for system commands),
     which the JSON form never carries. The game row's head, what it waits on (and ``extra_fields``) are
-    saved in one UPDATE."""
+    saved in the same statement as the events (:func:`games.store.append`)."""
+    from . import deadlines
+
+    if not events:  # nothing happened: nothing to append or to save
+        return state
     stored = {**rs.command_to_json(command), "seat": getattr(command, "seat", None)}
+    new_state = rs.fold(events, state)
+    before = (game.step_no, game.deadline_at, game.warn_at, game.bots_due_at)
+    changed = _track_waiting(game, rs, new_state)
     store.append(
         game,
         [store.NewEvent(e.TYPE, e.VERSION, rs.event_to_json(e)) for e in events],
@@ -103,11 +110,10 @@ def append_decided(
         actor_id=actor_id,
         now=now,
         command=stored,
-        save_head=False,
+        also_set={name: getattr(game, name) for name in (*changed, *extra_fields)},
     )
-    new_state = rs.fold(events, state)
     remember_state(game.pk, rs, game.version, game.head_hash, new_state)
-    _sync_game(game, rs, new_state, ("version", "head_hash", "revision", *extra_fields))
+    deadlines.schedule_followups(game, before)
     return new_state
 
 
@@ -122,11 +128,17 @@ _ROSTER_SUBQUERY = """(SELECT json_agg(json_build_array(s."index", s."position",
     FROM games_seat s LEFT JOIN players_player p ON p.id = s.player_id WHERE s.game_id = g.id)"""
 _READ_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_ROSTER_SUBQUERY}
     FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %s"""  # noqa: S608 (model columns)
-# Locking: the game row first, then (a new statement, so a new snapshot under READ COMMITTED) its roster as
-# it is once the lock is ours: every seat write holds this lock, so the roster cannot be stale.
-_LOCK_SQL = f"SELECT {_GAME_COLUMNS} FROM games_game g WHERE g.id = %s FOR UPDATE"  # noqa: S608
+# Locking reads the roster in the same statement, and also the game's revision as of the statement's
+# snapshot: under READ COMMITTED a statement that waited for the lock gets the newest game row but reads
+# the seats as they were when it started. Every seat write bumps the revision under this lock, so when the
+# two revisions differ the roster may be stale and is read again (a second statement, a new snapshot).
+_LOCK_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_ROSTER_SUBQUERY},
+        (SELECT r.revision FROM games_game r WHERE r.id = g.id)
+    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %s FOR UPDATE OF g"""  # noqa: S608
 _ROSTER_SQL = f"""SELECT c.username, {_ROSTER_SUBQUERY}
     FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %s"""  # noqa: S608
+_ROSTERS_SQL = f"""SELECT g.id, c.username, {_ROSTER_SUBQUERY}
+    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = ANY(%s)"""  # noqa: S608
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +201,17 @@ def roster(game: Game) -> Roster:
     return cached
 
 
+def attach_rosters(games: Sequence[Game]) -> None:
+    """Read the rosters of ``games`` (a page of a listing) in one statement."""
+    missing = {g.pk: g for g in games if "_roster" not in g.__dict__}
+    if not missing:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(_ROSTERS_SQL, [list(missing)])
+        for game_id, creator, rows in cursor.fetchall():
+            missing[game_id].__dict__["_roster"] = _roster_from(creator, rows)
+
+
 def forget_roster(game: Game) -> None:
     """Seats changed (inside the game's lock): the next :func:`roster` reads them again."""
     game.__dict__.pop("_roster", None)
@@ -201,7 +224,11 @@ def lock_game(game_id: int) -> Game:
         row = cursor.fetchone()
     if row is None:
         raise Problem(404, "game_not_found", "No such game.")
-    return _game_from(row)
+    n = len(_GAME_ATTNAMES)
+    game = _game_from(row[:n])
+    if row[n + 2] == game.revision:
+        game.__dict__["_roster"] = _roster_from(row[n], row[n + 1])
+    return game
 
 
 def get_game(game_id: int) -> Game:
@@ -515,14 +542,13 @@ def _start(game: Game) -> None:
     )
 
 
-def _sync_game(game: Game, rs: Ruleset[Any], state: Any, also: Sequence[str] = ()) -> None:
-    """Denormalise what the game waits on (for listings and timers) after new events, save it with the
-    fields named in ``also`` in one UPDATE, and schedule the timer and bot tasks that follow from it once the
-    transaction commits (:mod:`games.deadlines`)."""
+def _track_waiting(game: Game, rs: Ruleset[Any], state: Any) -> list[str]:
+    """Denormalise onto ``game`` (not saved) what it waits on in ``state``, for listings and timers: the
+    step, its deadline and warning, since when a machine seat has something to do, and the end of the game.
+    Returns the names of the fields to save."""
     from . import deadlines
 
     waiting = rs.waiting(state)
-    before = (game.step_no, game.deadline_at, game.warn_at, game.bots_due_at)
     game.step_no = waiting.step_no if waiting else None
     game.waiting_step = waiting.step if waiting else ""
     game.deadline_at = waiting.due_at if waiting else None
@@ -532,13 +558,12 @@ def _sync_game(game: Game, rs: Ruleset[Any], state: Any, also: Sequence[str] = (
         game.bots_due_at = None
     elif game.bots_due_at is None:
         game.bots_due_at = timezone.now()
-    fields = [*also, "step_no", "waiting_step", "deadline_at", "warn_at", "bots_due_at"]
+    fields = ["step_no", "waiting_step", "deadline_at", "warn_at", "bots_due_at"]
     if rs.is_terminal(state) and game.status != GameStatus.OVER:
         game.status = GameStatus.OVER
         game.ended_at = timezone.now()
         fields += ["status", "ended_at"]
-    Game.objects.filter(pk=game.pk).update(**{name: getattr(game, name) for name in dict.fromkeys(fields)})
-    deadlines.schedule_followups(game, before)
+    return fields
 
 
 def machine_seats(game: Game, rs: Ruleset[Any], state: Any) -> frozenset[int]:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+
+from django.db import connection
 
 from .models import Event, Game
 from .signals import events_appended
@@ -91,13 +93,12 @@ def append(
     actor_id: int | None,
     now: datetime,
     command: dict[str, Any] | None = None,
-    save_head: bool = True,
+    also_set: Mapping[str, Any] | None = None,
 ) -> list[Event]:
-    """Append ``events`` after ``expected_version`` and move the game's head (saved here unless
-    ``save_head`` is false: then the caller saves ``version``, ``head_hash`` and ``revision`` in its own
-    UPDATE of the row, in the same transaction). The caller holds the game row's lock inside a transaction.
-    ``command`` (the JSON of the command that decided these events) is stored on the first of them, inside
-    the hash chain."""
+    """Append ``events`` after ``expected_version`` and move the game's head, with the other fields of the
+    game row in ``also_set`` (already set on ``game``), in one statement. The caller holds the game row's
+    lock inside a transaction. ``command`` (the JSON of the command that decided these events) is stored on
+    the first of them, inside the hash chain."""
     if game.version != expected_version:
         raise ConcurrencyError(f"game {game.pk} is at version {game.version}, not {expected_version}")
     if not events:
@@ -136,14 +137,38 @@ def append(
             )
         )
         prev = digest
-    Event.objects.bulk_create(rows)
     game.version = seq
     game.head_hash = prev
     game.revision += 1
-    if save_head:
-        Game.objects.filter(pk=game.pk).update(version=seq, head_hash=prev, revision=game.revision)
+    _write(game, rows, {**(also_set or {}), "version": seq, "head_hash": prev, "revision": game.revision})
     events_appended.send(sender=Game, game=game, events=rows)
     return rows
+
+
+_EVENT_FIELDS = [f for f in Event._meta.concrete_fields if not f.primary_key]
+_EVENT_INSERT = "INSERT INTO {} ({}) VALUES ".format(  # noqa: S608 - names from the model
+    Event._meta.db_table, ", ".join(f'"{f.column}"' for f in _EVENT_FIELDS)
+)
+_EVENT_ROW = "(" + ", ".join(["%s"] * len(_EVENT_FIELDS)) + ")"
+
+
+def _write(game: Game, rows: Sequence[Event], head: Mapping[str, Any]) -> None:
+    """Insert ``rows`` and update the game row's ``head`` fields in one statement (one round trip): a
+    data-modifying WITH runs exactly once, in the same snapshot and transaction as the UPDATE."""
+    params: list[Any] = []
+    for row in rows:
+        params += [f.get_db_prep_save(getattr(row, f.attname), connection) for f in _EVENT_FIELDS]
+    assignments = []
+    for name, value in head.items():
+        field = Game._meta.get_field(name)
+        assignments.append(f'"{field.column}" = %s')  # type: ignore[union-attr]
+        params.append(field.get_db_prep_save(value, connection))  # type: ignore[union-attr]
+    params.append(game.pk)
+    values = ", ".join([_EVENT_ROW] * len(rows))
+    update = f"UPDATE games_game SET {', '.join(assignments)} WHERE id = %s"  # noqa: S608 - model names
+    sql = f"WITH appended AS ({_EVENT_INSERT}{values}) {update}"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
 
 
 def verify_chain(game_id: int, events: Iterable[Event] | None = None) -> bool:

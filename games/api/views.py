@@ -139,9 +139,7 @@ class GamesView(APIView):
         query = GameListQuery(data=request.query_params)
         if not query.is_valid():
             raise Problem(400, "invalid_query", "Invalid query parameters.", errors=query.errors)
-        qs: QuerySet[Game] = Game.objects.filter(status=query.validated_data["status"]).select_related(
-            "creator"
-        )
+        qs: QuerySet[Game] = Game.objects.filter(status=query.validated_data["status"])
         if "ruleset" in query.validated_data:
             qs = qs.filter(ruleset=query.validated_data["ruleset"])
         if query.validated_data["free_seats"]:
@@ -151,6 +149,7 @@ class GamesView(APIView):
             qs = qs.distinct()
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(qs, request, view=self) or []
+        services.attach_rosters(page)
         data = [selectors.game_public(g, player=_player(request)) for g in page]
         return paginator.get_paginated_response(GameOutput(data, many=True).data)
 
@@ -399,5 +398,6 @@ class MyGamesView(APIView):
     def get(self, request: Request) -> Response:
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(selectors.my_games(_player(request)), request, view=self) or []
+        services.attach_rosters(page)
         data = [selectors.game_public(g, player=_player(request)) for g in page]
         return paginator.get_paginated_response(GameOutput(data, many=True).data)

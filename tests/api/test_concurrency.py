@@ -4,17 +4,18 @@ hash chain; the served state equals a full replay. Real transactions (``transact
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from games import services, store
-from games.models import Event, Game
+from games.models import Event, Game, Seat
 from games.rules.registry import get_ruleset
-from tests.conftest import Api, Table, start_table
+from tests.conftest import Api, Table, make_api, start_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -177,3 +178,32 @@ def test_different_games_do_not_wait_on_each_other(transactional_db: None) -> No
     finally:
         release.set()
         holder.join(timeout=30)
+
+
+def test_a_command_that_waited_for_the_lock_sees_the_seats_as_they_are_now(transactional_db: None) -> None:
+    """``services.lock_game`` reads the roster in the locking statement; under READ COMMITTED a statement that
+    waited for the lock reads the seats as they were when it started. A seat written (and the revision bumped)
+    while it waited must still be seen: the roster is read again, never served stale."""
+    table = start_table(4)
+    newcomer = make_api()
+    seated = Seat.objects.get(game_id=table.game_id, position=1)
+    seen: dict[str, Any] = {}
+    locked = threading.Event()
+
+    def holder() -> None:  # holds the lock, moves seat 1 to another player, commits after the waiter queued
+        with transaction.atomic():
+            game = services.lock_game(table.game_id)
+            locked.set()
+            time.sleep(0.5)
+            Seat.objects.filter(pk=seated.pk).update(player=newcomer.player, uid=f"p{newcomer.player.pk}")
+            Game.objects.filter(pk=game.pk).update(revision=game.revision + 1)
+
+    def waiter() -> None:
+        assert locked.wait(10)
+        with transaction.atomic():
+            game = services.lock_game(table.game_id)
+            seen["seat"] = next(s for s in services.roster(game).seats if s.position == 1)
+
+    run_threads([holder, waiter])
+    assert seen["seat"].player_id == newcomer.player.pk
+    assert services.seat_of(services.get_game(table.game_id), newcomer.player) is not None
