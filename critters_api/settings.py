@@ -83,6 +83,8 @@ ASGI_APPLICATION = "critters_api.asgi.application"
 DATABASES = {"default": env.db("DATABASE_URL", default="postgres://postgres@127.0.0.1:5432/critters")}
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# PostgreSQL only; the same backend with a health check that needs no round trip (critters_api/db/base.py)
+DATABASES["default"]["ENGINE"] = "critters_api.db"
 
 REDIS_URL: str = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
 
