@@ -1,42 +1,62 @@
 """Service benchmark over HTTP, on the real PostgreSQL, beside pgbench doing the same transaction shape.
 
-    .venv/bin/python bench/service.py [--games 12] [--clients 4] [--seconds 20] [--workers 3] [--threads 4]
+    .venv/bin/python bench/service.py [--games 12] [--stream-games 4] [--clients 1] [--seconds 20]
+                                      [--pgbench-seconds 10] [--workers 3] [--threads 8] [--keepalive 75]
 
 Creates (drops first) its own database ``critters_bench_service`` on $BENCH_PG (default
-``postgres://postgres@127.0.0.1:5432``), migrates it, starts the service under gunicorn (production settings,
-``--workers`` x ``--threads``) on loopback, and measures:
+``postgres://postgres@127.0.0.1:5432``), migrates it, makes the players and their API tokens directly in the
+database (password hashing is not what is measured), and starts the service under gunicorn on loopback
+(production settings, persistent database connections, ``--workers`` x ``--threads`` gthread workers,
+``--keep-alive`` ``--keepalive`` seconds as behind a production proxy). Everything else goes over HTTP.
 
-1. **commands**: ``--games`` concurrent games (4-8 seats, every seat an HTTP player with its own token),
-   driven by outside bots (``tests/outside/driver.py``: each seat decides from its own served view) from
-   ``--clients`` client processes, for ``--seconds``: commands/s and the p50/p99 latency of the command
-   POSTs. A game that ends is replaced by a new one.
-2. **pgbench**, in the same run on the same server: a custom script doing a command's transaction shape (lock
-   the game row, insert N event rows with a jsonb payload and a hash, update the game's head; N = the mean
-   events per command of step 1), with as many clients as step 1 had games; and the ratio HTTP / pgbench
-   (target >= 25%).
-3. **reads**: viewer-state GETs (``/state``) from as many readers as games for ``--seconds``/2: p50/p99.
-4. **long game**: one game whose log is grown to 1,000+ events; the latency of the same command (SendMessage)
-   at about event 10 and at event 1,000 (median of ``--samples``), with the per-process state cache on
-   (default settings) and off (``STATE_CACHE_SIZE=0``: every command folds the whole log). Target: < 1.2.
+The throughput phases are driven by ``bench/loadgen.py``: raw asyncio HTTP/1.1 on keep-alive connections, one
+event loop per client process (``--clients`` processes, spawned), a connection per seat, every game a
+coroutine, so the load generator takes as little of the shared CPU as it can. Each phase starts once every
+client process has set its games up and lasts ``--seconds``; only requests that start and end inside that
+window count. For each it prints where the CPU went (cores busy: the gunicorn tree, PostgreSQL's background
+processes and the backends of this database, the client processes, this process, the rest of the machine
+("other": whatever else ran), iowait, idle), from ``psutil``, and the CPU per request of each.
 
-Prints the figures and writes ``bench/results/service.json`` (with the machine) so a later run can be
-compared.
+1. **commands (bots)**: ``--games`` concurrent games (4-8 seats, options mixed), every seat a player with its
+   own token; each game driven like ``tests/outside/driver.py`` drives one: the seat the game waits on GETs
+   its ``/state``, picks its command from that served view (``next_command``), POSTs it; a game that ends is
+   replaced by a new one. commands/s, requests/s (state GETs + command POSTs + the few game creations and
+   joins), p50/p99 of the command POSTs and of the state GETs, events per command.
+2. **command stream**: every seat of ``--stream-games`` running games POSTs table talk (``SendMessage``,
+   ``{"text": ..., "to": null}``) back to back on its own connection, with no reads: the command pipeline
+   alone (authenticate, lock the game, fold (cached), decide, append one event with its hash, render the
+   seat's view). commands/s and p50/p99.
+3. **pgbench**, same server, same database: a custom script with a command's transaction shape (lock the game
+   row ``FOR UPDATE``, insert N event rows with a jsonb payload, hashes and the command, update the game's
+   head), run twice: N = the bots' mean events per command (rounded), with as many clients as bot games
+   over as many game rows; and N = 1, with as many clients as stream connections over as many rows as
+   stream games. The ratios: stream commands/s ÷ the second (like for like; target >= 25%), and bot
+   commands/s ÷ the first (each bot command also pays a state read); each also per CPU-second the stack
+   used (server + PostgreSQL + clients), which depends less on what else ran on the machine meanwhile.
+4. **state reads**: ``GET /state`` back to back from as many readers as bot games (over ``--games``/4
+   five-seat games a few moves in): reads/s, p50/p99.
+5. **long game** (httpx, one request at a time: latency, not throughput): the same command (``SendMessage``)
+   at about event 5 and at event 1,000 of one game (median of ``--samples``), with the per-process state cache
+   on (default settings) and off (``STATE_CACHE_SIZE=0``: every command folds the whole log). Target: < 1.2.
+
+Prints the figures and writes ``bench/results/service.json`` (with the machine and its load average) so a
+later run can be compared. Exits 1 if the service answered any 500 (its access log, the startup readiness
+probe included), the clients saw any 5xx, or a command POST failed at the transport level.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import os
 import platform
 import random
 import re
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -49,12 +69,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import pct, recreate_database  # noqa: E402
+from bench.common import recreate_database  # noqa: E402
+from bench.loadgen import CpuMeter, describe_cpu, run_phase, with_clients  # noqa: E402
 from tests.outside.driver import kebab, next_command  # noqa: E402
 from tests.outside.live import LiveServer  # noqa: E402
 
 DBNAME = "critters_bench_service"
-OPTIONS: list[dict[str, Any]] = [{}, {"payoffs": True}, {"fuzz_depth": "short"}]
 PGBENCH = next(
     (p for p in ("/usr/lib/postgresql/15/bin/pgbench", "/usr/bin/pgbench") if Path(p).exists()), "pgbench"
 )
@@ -169,79 +189,7 @@ class HttpGame:
 
 
 # --------------------------------------------------------------------------------------------------
-# 1. command throughput (client processes, a thread per game)
-# --------------------------------------------------------------------------------------------------
-def _client_process(args: tuple[str, list[list[str]], float, int]) -> dict[str, Any]:
-    base, token_sets, seconds, seed = args
-    games = len(token_sets)
-    latencies: list[float] = []
-    events = [0]
-    commands = [0]
-    lock = threading.Lock()
-    start_barrier = threading.Barrier(games)
-    window: dict[str, float] = {}
-
-    def run(index: int) -> None:
-        rnd = random.Random(seed * 1000 + index)
-        tokens = token_sets[index]
-        game = HttpGame(base, tokens, 4 + rnd.randrange(5), rnd, rnd.choice(OPTIONS))
-        start_barrier.wait()
-        with lock:
-            window.setdefault("start", time.perf_counter())
-        end = window["start"] + seconds
-        mine: list[float] = []
-        n_events = n_commands = 0
-        while time.perf_counter() < end:
-            over, added = game.step(mine)
-            n_events += added
-            n_commands += 1 if added else 0
-            if over:
-                game.close()
-                game = HttpGame(base, tokens, 4 + rnd.randrange(5), rnd, rnd.choice(OPTIONS))
-        game.close()
-        with lock:
-            latencies.extend(mine)
-            events[0] += n_events
-            commands[0] += n_commands
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(games)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return {"latencies": latencies, "events": events[0], "commands": commands[0]}
-
-
-def command_throughput(
-    base: str, tokens: list[str], games: int, clients: int, seconds: float
-) -> dict[str, Any]:
-    sets = [tokens[8 * g : 8 * g + 8] for g in range(games)]
-    per = [sets[i::clients] for i in range(clients)]
-    with multiprocessing.get_context("spawn").Pool(clients) as pool:
-        t0 = time.perf_counter()
-        results = pool.map(_client_process, [(base, p, seconds, i + 1) for i, p in enumerate(per) if p])
-        wall = time.perf_counter() - t0
-    latencies = [x for r in results for x in r["latencies"]]
-    commands = sum(r["commands"] for r in results)
-    events = sum(r["events"] for r in results)
-    return {
-        "games": games,
-        "client_processes": clients,
-        "seconds": seconds,
-        "wall_seconds_incl_setup": round(wall, 1),
-        "commands": commands,
-        "events": events,
-        "events_per_command": round(events / commands, 2) if commands else None,
-        "commands_per_second": round(commands / seconds, 1),
-        "latency_ms": {
-            "p50": round(pct(latencies, 0.5) * 1000, 1),
-            "p99": round(pct(latencies, 0.99) * 1000, 1),
-        },
-    }
-
-
-# --------------------------------------------------------------------------------------------------
-# 2. pgbench, the same transaction shape
+# pgbench, the same transaction shape
 # --------------------------------------------------------------------------------------------------
 PGBENCH_SETUP = """
 DROP TABLE IF EXISTS bench_event; DROP TABLE IF EXISTS bench_game;
@@ -274,7 +222,9 @@ COMMIT;
 """
 
 
-def pgbench(pg: str, games: int, events: int, seconds: int) -> dict[str, Any]:
+def pgbench(pg: str, games: int, clients: int, events: int, seconds: int, meter: CpuMeter) -> dict[str, Any]:
+    """pgbench with ``clients`` connections over ``games`` game rows, ``events`` event rows a transaction;
+    the CPU split of its run ("clients" is pgbench itself)."""
     url = f"{pg}/{DBNAME}"
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(PGBENCH_SETUP.format(games=games))
@@ -282,70 +232,39 @@ def pgbench(pg: str, games: int, events: int, seconds: int) -> dict[str, Any]:
         f.write(PGBENCH_SCRIPT.format(games=games, events=events))
         script = f.name
     try:
-        proc = subprocess.run(
-            [PGBENCH, "-n", "-f", script, "-c", str(games), "-j", "2", "-T", str(seconds), url],
-            capture_output=True,
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        proc = subprocess.Popen(
+            [PGBENCH, "-n", "-f", script, "-c", str(clients), "-j", "2", "-T", str(seconds), url],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            check=True,
         )
+        meter.start([proc.pid])
+        stdout, stderr = proc.communicate()
+        cpu = meter.stop()
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
     finally:
         os.unlink(script)
-    m = re.search(r"tps = ([0-9.]+) \(without initial connection time\)", proc.stdout)
-    lat = re.search(r"latency average = ([0-9.]+) ms", proc.stdout)
-    assert m, proc.stdout
+    if proc.returncode:
+        raise RuntimeError(f"pgbench failed ({proc.returncode}):\n{stdout}\n{stderr}")
+    # pgbench's own CPU, exactly (the sampler may miss its last quarter second)
+    cpu = with_clients(cpu, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    m = re.search(r"tps = ([0-9.]+) \(without initial connection time\)", stdout)
+    lat = re.search(r"latency average = ([0-9.]+) ms", stdout)
+    assert m, stdout
     return {
-        "clients": games,
+        "games": games,
+        "clients": clients,
         "events_per_transaction": events,
         "seconds": seconds,
         "tps": round(float(m.group(1)), 1),
         "latency_avg_ms": float(lat.group(1)) if lat else None,
+        "cpu_seconds": cpu,
     }
 
 
 # --------------------------------------------------------------------------------------------------
-# 3. viewer-state reads
-# --------------------------------------------------------------------------------------------------
-def state_reads(base: str, tokens: list[str], readers: int, seconds: float) -> dict[str, Any]:
-    rnd = random.Random(99)
-    games = [HttpGame(base, tokens[5 * i : 5 * i + 5], 5, rnd, {}) for i in range(max(1, readers // 4))]
-    for g in games:  # a few moves in, so there is something to fold and redact
-        for _ in range(15):
-            if g.step([])[0]:
-                break
-    latencies: list[float] = []
-    lock = threading.Lock()
-    end = time.perf_counter() + seconds
-
-    def read(i: int) -> None:
-        g = games[i % len(games)]
-        client = g.clients[i % len(g.clients)]
-        mine = []
-        while time.perf_counter() < end:
-            t0 = time.perf_counter()
-            client.get(f"/api/v1/games/{g.id}/state").raise_for_status()
-            mine.append(time.perf_counter() - t0)
-        with lock:
-            latencies.extend(mine)
-
-    threads = [threading.Thread(target=read, args=(i,)) for i in range(readers)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    for g in games:
-        g.close()
-    return {
-        "readers": readers,
-        "reads_per_second": round(len(latencies) / seconds, 1),
-        "latency_ms": {
-            "p50": round(pct(latencies, 0.5) * 1000, 2),
-            "p99": round(pct(latencies, 0.99) * 1000, 2),
-        },
-    }
-
-
-# --------------------------------------------------------------------------------------------------
-# 4. a command at event ~10 vs event ~1,000
+# 5. a command at event ~5 vs event ~1,000
 # --------------------------------------------------------------------------------------------------
 def long_game(base: str, tokens: list[str], samples: int) -> dict[str, Any]:
     rnd = random.Random(5)
@@ -415,22 +334,54 @@ def machine() -> dict[str, Any]:
     }
 
 
+def print_phase(name: str, r: dict[str, Any]) -> None:
+    cpu = r["cpu_seconds"]
+    print(f"  {describe_cpu(cpu)}")
+    if "cpu_ms_per_request" in r:
+        per = r["cpu_ms_per_request"]
+        print(
+            f"  CPU per request: server {per['server']} ms, postgres {per['postgres']} ms, "
+            f"clients {per['clients']} ms"
+        )
+    problems = {
+        k: r[k] for k in ("server_errors_5xx", "transport_errors", "get_retries", "driver_errors") if r.get(k)
+    }
+    if problems:
+        print(f"  {name}: {problems} {r['server_error_samples'] + r['transport_error_samples']}")
+
+
+def ratio(a: float, b: float) -> float:
+    return round(a / b, 3) if b else 0.0
+
+
+def per_cpu(rate: float, phase: dict[str, Any]) -> float:
+    """``rate`` (per second) per core the server, PostgreSQL and the clients kept busy in ``phase``."""
+    cpu = phase["cpu_seconds"]
+    used = (cpu["server"] + cpu["postgres"] + cpu["clients"]) / cpu["wall_seconds"]
+    return rate / used if used else 0.0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--games", type=int, default=12)
-    parser.add_argument("--clients", type=int, default=3)
-    parser.add_argument("--seconds", type=float, default=20)
-    parser.add_argument("--workers", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--games", type=int, default=12, help="bot games (and state readers)")
+    parser.add_argument("--stream-games", type=int, default=4, help="games whose every seat streams commands")
+    parser.add_argument("--clients", type=int, default=1, help="client processes")
+    parser.add_argument("--seconds", type=float, default=20, help="length of each HTTP phase")
+    parser.add_argument("--pgbench-seconds", type=int, default=10)
+    parser.add_argument("--workers", type=int, default=3, help="gunicorn workers")
+    parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
+    parser.add_argument("--keepalive", type=int, default=75, help="gunicorn --keep-alive (seconds)")
     parser.add_argument("--samples", type=int, default=40)
+    parser.add_argument("--skip-long-game", action="store_true", help="only the throughput phases")
     parser.add_argument("--pg", default=os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432"))
     parser.add_argument("--redis", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/5"))
     args = parser.parse_args()
 
     url = recreate_database(args.pg, DBNAME)
-    tokens = make_tokens(url, 8 * max(args.games, 2))
+    tokens = make_tokens(url, 8 * max(args.games, args.stream_games, 2))
+    sets = [tokens[8 * g : 8 * g + 8] for g in range(len(tokens) // 8)]
     workdir = Path(tempfile.mkdtemp(prefix="bench-service-"))
     results: dict[str, Any] = {
         "machine": machine(),
@@ -444,66 +395,163 @@ def main() -> int:
         threads=args.threads,
         settings_module="critters_api.settings",
         extra_env=server_env(),
+        keepalive=args.keepalive,
     )
+    servers = [server]
     server.start()
+    startup = {server.port: len(server.access_lines())}  # the readiness probe's requests
+    assert server.proc is not None
+    meter = CpuMeter(server.proc.pid, DBNAME)
+    client_errors = 0
     try:
         results["server"] = {
             "gunicorn_workers": args.workers,
             "threads": args.threads,
+            "keepalive_seconds": args.keepalive,
             "settings": "production",
         }
-        cmd = command_throughput(server.url, tokens, args.games, args.clients, args.seconds)
-        results["commands"] = cmd
-        print(
-            f"commands: {cmd['commands_per_second']}/s over {cmd['games']} games "
-            f"(p50 {cmd['latency_ms']['p50']} ms, p99 {cmd['latency_ms']['p99']} ms, "
-            f"{cmd['events_per_command']} events/command)"
+        max_idle = args.keepalive / 2  # the clients reopen a connection idle for longer than this
+        bots = run_phase(
+            "bot", server.url, sets[: args.games], args.clients, args.seconds, meter, max_idle=max_idle
         )
-        events = max(1, round(cmd["events_per_command"] or 1))
-        pgb = pgbench(args.pg, args.games, events, int(args.seconds))
-        results["pgbench"] = pgb
-        ratio = cmd["commands_per_second"] / pgb["tps"] if pgb["tps"] else 0.0
-        results["http_vs_pgbench"] = round(ratio, 3)
+        bots["games"] = args.games
+        bots["events_per_command"] = round(bots["events"] / bots["commands"], 2) if bots["commands"] else None
+        results["commands"] = bots
+        post, get = bots["command_latency_ms"], bots["state_latency_ms"]
         print(
-            f"pgbench: {pgb['tps']} tps ({events} event rows/transaction, {args.games} clients); "
-            f"HTTP/pgbench = {ratio:.1%} (target >= 25%)"
+            f"commands (bots, a state read before each): {bots['commands_per_second']} commands/s, "
+            f"{bots['requests_per_second']} requests/s over {args.games} games from "
+            f"{bots['client_processes']} client process(es); command POST p50 {post['p50']} ms, p99 "
+            f"{post['p99']} ms; state GET p50 {get['p50']} ms, p99 {get['p99']} ms; {bots['commands']} "
+            f"commands, {bots['events']} events ({bots['events_per_command']}/command), {bots['state_gets']} "
+            f"state GETs, {bots['other_requests']} other requests"
         )
-        reads = state_reads(server.url, tokens, args.games, args.seconds / 2)
+        print_phase("commands", bots)
+
+        stream = run_phase(
+            "stream",
+            server.url,
+            sets[: args.stream_games],
+            args.clients,
+            args.seconds,
+            meter,
+            max_idle=max_idle,
+        )
+        stream["games"] = args.stream_games
+        stream["events_per_command"] = (
+            round(stream["events"] / stream["all_commands"], 2) if stream["all_commands"] else None
+        )
+        results["command_stream"] = stream
+        print(
+            f"command stream (SendMessage, no reads): {stream['commands_per_second']} commands/s from "
+            f"{stream['connections']} seats of {args.stream_games} games; p50 "
+            f"{stream['command_latency_ms']['p50']} ms, p99 {stream['command_latency_ms']['p99']} ms; "
+            f"{stream['commands']} commands, {stream['events_per_command']} events/command"
+        )
+        print_phase("command stream", stream)
+
+        mix_events = max(1, round(bots["events_per_command"] or 1))
+        pgb_mix = pgbench(args.pg, args.games, args.games, mix_events, args.pgbench_seconds, meter)
+        results["pgbench_bot_shape"] = pgb_mix
+        print(
+            f"pgbench, bot shape: {pgb_mix['tps']} tps ({mix_events} event rows/transaction, "
+            f"{args.games} clients over {args.games} games, avg {pgb_mix['latency_avg_ms']} ms)"
+        )
+        print(f"  {describe_cpu(pgb_mix['cpu_seconds'])} (clients = pgbench)")
+        n_stream = max(1, stream["connections"])
+        pgb_one = pgbench(args.pg, args.stream_games, n_stream, 1, args.pgbench_seconds, meter)
+        results["pgbench_stream_shape"] = pgb_one
+        print(
+            f"pgbench, stream shape: {pgb_one['tps']} tps (1 event row/transaction, {n_stream} clients over "
+            f"{args.stream_games} games, avg {pgb_one['latency_avg_ms']} ms)"
+        )
+        print(f"  {describe_cpu(pgb_one['cpu_seconds'])} (clients = pgbench)")
+        r_bots = ratio(bots["commands_per_second"], pgb_mix["tps"])
+        r_stream = ratio(stream["commands_per_second"], pgb_one["tps"])
+        # the same per CPU-second the stack used (server + PostgreSQL + clients): less sensitive to what else
+        # ran on the machine during one phase but not the other
+        c_bots = ratio(per_cpu(bots["commands_per_second"], bots), per_cpu(pgb_mix["tps"], pgb_mix))
+        c_stream = ratio(per_cpu(stream["commands_per_second"], stream), per_cpu(pgb_one["tps"], pgb_one))
+        results["http_vs_pgbench"] = {
+            "command_stream": r_stream,
+            "bots_with_state_read": r_bots,
+            "per_cpu_second": {"command_stream": c_stream, "bots_with_state_read": c_bots},
+        }
+        print(
+            f"HTTP / pgbench, command stream (one event per command, like for like): {r_stream:.1%} "
+            f"(target >= 25%); per CPU-second used: {c_stream:.1%}"
+        )
+        print(
+            f"HTTP / pgbench, bots (each command also pays a state GET; {mix_events} event rows/command): "
+            f"{r_bots:.1%}; per CPU-second used: {c_bots:.1%}"
+        )
+
+        readers = args.games
+        n_read_games = max(1, readers // 4)
+        reads = run_phase(
+            "reads",
+            server.url,
+            sets[:n_read_games],
+            args.clients,
+            args.seconds / 2,
+            meter,
+            readers=readers,
+            max_idle=max_idle,
+        )
+        reads["readers"] = readers
+        reads["reads_per_second"] = round(reads["state_gets"] / reads["seconds"], 1)
         results["state_reads"] = reads
         print(
-            f"state reads: {reads['reads_per_second']}/s (p50 {reads['latency_ms']['p50']} ms, "
-            f"p99 {reads['latency_ms']['p99']} ms)"
+            f"state reads: {reads['reads_per_second']}/s from {readers} readers over {n_read_games} games "
+            f"(p50 {reads['state_latency_ms']['p50']} ms, p99 {reads['state_latency_ms']['p99']} ms)"
         )
-        lg = long_game(server.url, tokens, args.samples)
-        results["long_game_cached"] = lg
-        print(f"long game (state cache on): {describe(lg)} (target < 1.2)")
+        print_phase("state reads", reads)
+        for phase in (bots, stream, reads):
+            client_errors += phase["server_errors_5xx"] + phase["transport_errors"]
+
+        if not args.skip_long_game:
+            lg = long_game(server.url, tokens, args.samples)
+            results["long_game_cached"] = lg
+            print(f"long game (state cache on): {describe(lg)} (target < 1.2)")
     finally:
         server.stop()
-    cold = LiveServer(
-        workdir,
-        url,
-        redis_url=args.redis,
-        workers=1,
-        threads=2,
-        settings_module="critters_api.settings",
-        extra_env=server_env({"STATE_CACHE_SIZE": "0"}),
-    )
-    cold.start()
-    try:
-        lg = long_game(cold.url, tokens[8:], args.samples)
-        results["long_game_uncached"] = lg
-        print(f"long game (state cache off): {describe(lg)}")
-    finally:
-        cold.stop()
+    if not args.skip_long_game:
+        cold = LiveServer(
+            workdir,
+            url,
+            redis_url=args.redis,
+            workers=1,
+            threads=2,
+            settings_module="critters_api.settings",
+            extra_env=server_env({"STATE_CACHE_SIZE": "0"}),
+            keepalive=args.keepalive,
+        )
+        servers.append(cold)
+        cold.start()
+        startup[cold.port] = len(cold.access_lines())
+        try:
+            lg = long_game(cold.url, tokens[8:], args.samples)
+            results["long_game_uncached"] = lg
+            print(f"long game (state cache off): {describe(lg)}")
+        finally:
+            cold.stop()
     results["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    errors = server.server_errors() + cold.server_errors()
+    errors = [e for s in servers for e in s.server_errors()]
+    at_startup = [  # while LiveServer.wait_ready polled /api/schema/, before any benchmark traffic
+        line for s in servers for status, line, _ in s.access_lines()[: startup[s.port]] if status == 500
+    ]
     results["server_errors"] = len(errors)
+    results["server_errors_at_startup"] = len(at_startup)
+    results["client_errors"] = client_errors
     out = ROOT / "bench" / "results" / "service.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"written {out.relative_to(ROOT)}")
-    if errors:
-        print(f"the service answered 500 {len(errors)} times: {errors[:5]}")
+    if errors or client_errors:
+        print(
+            f"the service answered 500 {len(errors)} times ({len(at_startup)} of them to the readiness probe "
+            f"at startup) {errors[:5]}; the clients saw {client_errors} 5xx answers or failed command POSTs"
+        )
         return 1
     return 0
 

@@ -46,6 +46,7 @@ class LiveServer:
         threads: int = 4,
         extra_env: dict[str, str] | None = None,
         settings_module: str = "critters_api.settings_test",
+        keepalive: int | None = None,
     ) -> None:
         self.workdir = workdir
         self.database_url = database_url
@@ -54,6 +55,7 @@ class LiveServer:
         self.threads = threads
         self.extra_env = dict(extra_env or {})
         self.settings_module = settings_module
+        self.keepalive = keepalive  # gunicorn's --keep-alive in seconds (None: gunicorn's default, 2 s)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -73,6 +75,7 @@ class LiveServer:
         return env
 
     def command(self) -> list[str]:
+        keepalive = [] if self.keepalive is None else ["--keep-alive", str(self.keepalive)]
         return [
             str(GUNICORN),
             "critters_api.wsgi:application",
@@ -94,6 +97,7 @@ class LiveServer:
             ACCESS_FORMAT,
             "--error-logfile",
             "-",
+            *keepalive,
         ]
 
     def start(self) -> None:
