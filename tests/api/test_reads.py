@@ -11,6 +11,7 @@ import yaml
 from django.core.management import call_command
 from django.test import Client
 
+from critters_api import schema_view
 from games.models import CommandResult, Event
 from tests.conftest import Api, Table, assert_problem, event_rows, make_api, start_table
 
@@ -229,3 +230,28 @@ def test_healthz_without_a_database(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_unknown_urls_are_problems_too(alice: Api) -> None:
     assert_problem(Client().get("/nope"), 404, "not_found")
     assert_problem(alice.get("/api/v1/games/1/commands/fly"), 404)
+
+
+def test_the_schema_is_served_to_concurrent_requests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """drf-spectacular's generator is not thread-safe; the schema view generates once per process under a
+    lock, so concurrent first requests in a threaded worker all get the same schema (never a 500)."""
+    monkeypatch.setattr(schema_view, "_schemas", {})
+    bodies: list[bytes] = []
+    statuses: list[int] = []
+    barrier = threading.Barrier(6)
+
+    def fetch() -> None:
+        client = Client()
+        barrier.wait(timeout=30)
+        response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+        statuses.append(response.status_code)
+        bodies.append(response.content)
+
+    threads = [threading.Thread(target=fetch) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert statuses == [200] * 6
+    assert len(set(bodies)) == 1
+    assert len(schema_view._schemas) == 1
