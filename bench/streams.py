@@ -31,9 +31,7 @@ import json
 import os
 import platform
 import random
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -44,6 +42,8 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from tests.processes import ManagedProcess, free_port, http_ok  # noqa: E402
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "critters_api.settings")
 os.environ.setdefault("SECRET_KEY", "bench-only-secret-key-0123456789-not-used-anywhere-else")
@@ -61,13 +61,6 @@ def ensure_database(url: str) -> None:
     with psycopg.connect(admin, autocommit=True) as conn:
         if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is None:
             conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -199,64 +192,49 @@ def chat(game_id: int, n: int) -> float:
 
 
 class Server:
+    """One uvicorn process (this process's environment) on ``port``, in its own process group, logging to
+    ``log``."""
+
     def __init__(self, port: int, log: Path) -> None:
         self.port = port
         self.log = log
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.process = ManagedProcess("uvicorn", log, stop_timeout=10)
 
     def start(self) -> None:
         uvicorn = Path(sys.executable).with_name("uvicorn")
-        with self.log.open("wb") as out:
-            self.proc = subprocess.Popen(
-                [
-                    str(uvicorn),
-                    "critters_api.asgi:application",
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(self.port),
-                    "--no-access-log",
-                    "--backlog",
-                    "4096",
-                    "--timeout-graceful-shutdown",
-                    "2",
-                ],
-                cwd=ROOT,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        import httpx
-
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=1).status_code == 200:
-                    return
-            time.sleep(0.1)
-        raise RuntimeError("uvicorn did not start:\n" + self.log.read_text()[-2000:])
+        self.process.start(
+            [
+                str(uvicorn),
+                "critters_api.asgi:application",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--no-access-log",
+                "--backlog",
+                "4096",
+                "--timeout-graceful-shutdown",
+                "2",
+            ],
+            cwd=ROOT,
+        )
+        self.process.wait_until(lambda: http_ok(f"http://127.0.0.1:{self.port}/healthz"), 30)
 
     def rss_mb(self) -> float:
         import psutil  # type: ignore[import-untyped]
 
-        assert self.proc is not None
-        return float(psutil.Process(self.proc.pid).memory_info().rss) / 2**20
+        return float(psutil.Process(self.process.pid).memory_info().rss) / 2**20
 
     def cpu_percent(self, seconds: float) -> float:
         import psutil
 
-        assert self.proc is not None
-        p = psutil.Process(self.proc.pid)
+        p = psutil.Process(self.process.pid)
         p.cpu_percent(None)
         time.sleep(seconds)
         return float(p.cpu_percent(None))
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        self.process.stop()
 
 
 async def healthz_ms(port: int) -> float:

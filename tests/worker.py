@@ -14,9 +14,7 @@ throttling rates match the test process), with ``DATABASE_URL`` rewritten to the
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -28,12 +26,14 @@ from urllib.parse import quote
 
 import pytest
 
+from tests.processes import REPO_ROOT as REPO_ROOT  # tests/deadlines/test_redis_down.py imports it from here
+from tests.processes import ManagedProcess
+
 T = TypeVar("T")
 
 READY_TIMEOUT = 60.0
 STOP_TIMEOUT = 15.0
 CELERY_BIN = Path(sys.executable).with_name("celery")
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def database_url_for(settings_dict: dict[str, Any]) -> str:
@@ -56,9 +56,19 @@ class CeleryWorkerProcess:
         self.database_url = database_url
         self.extra_env: dict[str, str] = dict(extra_env or {})
         self.nodename = f"critters-test-{uuid.uuid4().hex[:8]}@%h"
-        self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
-        self.log_path = workdir / "worker-0.log"
+        self.process = ManagedProcess(
+            "the celery worker", workdir / "worker-0.log", stop_timeout=STOP_TIMEOUT
+        )
+
+    @property
+    def proc(self) -> subprocess.Popen[bytes] | None:
+        return self.process.proc
+
+    @property
+    def log_path(self) -> Path:
+        """This run's log (``worker-<n>.log`` for the n-th start)."""
+        return self.process.log_path
 
     # --- lifecycle ---------------------------------------------------------------------------------
     def env(self) -> dict[str, str]:
@@ -96,92 +106,44 @@ class CeleryWorkerProcess:
         if extra_env:
             self.extra_env.update(extra_env)
         self.starts += 1
-        self.log_path = self.workdir / f"worker-{self.starts}.log"
-        with self.log_path.open("wb") as log:
-            self.proc = subprocess.Popen(
-                self.command(),
-                cwd=REPO_ROOT,
-                env=self.env(),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+        self.process.log_path = self.workdir / f"worker-{self.starts}.log"
+        self.process.start(self.command(), env=self.env())
         self.wait_ready()
 
     def wait_ready(self, timeout: float = READY_TIMEOUT) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            text = self.log()
-            if " ready." in text and "beat: Starting..." in text:
-                return
-            if self.proc is not None and self.proc.poll() is not None:
-                raise RuntimeError(f"the celery worker exited with {self.proc.returncode}:\n{text[-4000:]}")
-            time.sleep(0.05)
-        raise TimeoutError(f"the celery worker was not ready within {timeout}s:\n{self.log()[-4000:]}")
+        self.process.wait_until(
+            lambda: " ready." in (text := self.log()) and "beat: Starting..." in text, timeout, interval=0.05
+        )
 
     @property
     def running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
+        return self.process.running
 
     def group_alive(self) -> bool:
         """Whether any process of the worker's process group is still alive."""
-        if self.proc is None:
-            return False
-        try:
-            os.killpg(self.proc.pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
+        return self.process.group_alive()
 
     @property
     def pid(self) -> int:
-        assert self.proc is not None, "the worker was never started"
-        return self.proc.pid
+        return self.process.pid
 
     def kill(self) -> None:
-        """SIGKILL the whole process group (worker, pool children, embedded beat): no warm shutdown."""
-        if self.proc is None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=STOP_TIMEOUT)
-        self._reap_group()
+        """SIGKILL the whole process group (worker, pool children, embedded beat): no warm shutdown; returns
+        when no process of the group is left (orphaned pool processes would keep consuming tasks)."""
+        self.process.kill()
 
     def stop(self) -> None:
         """Warm shutdown (SIGTERM), bounded; SIGKILL if it does not finish in time."""
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, signal.SIGTERM)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(timeout=STOP_TIMEOUT)
-        self.kill()
+        self.process.stop()
 
     def restart(self, extra_env: dict[str, str] | None = None) -> None:
         """Kill -9 if still running, then start again (same beat schedule file, same node name)."""
         self.kill()
         self.start(extra_env)
 
-    def _reap_group(self) -> None:
-        """Make sure no child of the group survives (orphaned pool processes would keep consuming tasks)."""
-        assert self.proc is not None
-        pgid = self.proc.pid
-        deadline = time.monotonic() + STOP_TIMEOUT
-        while time.monotonic() < deadline:
-            try:
-                os.killpg(pgid, signal.SIGKILL)
-            except ProcessLookupError:
-                return
-            time.sleep(0.05)
-        raise RuntimeError(f"process group {pgid} of the celery worker would not die")
-
     # --- observation -------------------------------------------------------------------------------
     def log(self) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")
-        except FileNotFoundError:
-            return ""
+        return self.process.log()
 
     def wait_for(self, predicate: Callable[[], T], timeout: float = 20.0, interval: float = 0.05) -> T:
         """Poll ``predicate`` until it returns something truthy (returned), else fail with the log tail."""

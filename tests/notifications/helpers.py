@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -16,19 +15,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import httpx
-
+from tests.processes import ManagedProcess, free_port, http_ok
 from tests.worker import database_url_for
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 UVICORN = Path(sys.executable).with_name("uvicorn")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @dataclass
@@ -105,7 +95,9 @@ def wait_for(predicate: Callable[[], Any], timeout: float = 20.0, interval: floa
 
 
 class AsgiServer:
-    """``uvicorn critters_api.asgi:application`` on 127.0.0.1:<free port>, on the test database."""
+    """``uvicorn critters_api.asgi:application`` on 127.0.0.1:<free port>, on the test database.
+
+    It can be started again after ``stop`` (same address; the log starts over)."""
 
     def __init__(self, log_path: Path, extra_env: dict[str, str] | None = None) -> None:
         from django.db import connection
@@ -121,49 +113,32 @@ class AsgiServer:
         )
         env.update(extra_env or {})
         self.env = env
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.process = ManagedProcess("uvicorn", log_path, stop_timeout=10)
+
+    @property
+    def proc(self) -> subprocess.Popen[bytes] | None:
+        return self.process.proc
 
     def start(self) -> AsgiServer:
-        with self.log_path.open("wb") as log:
-            self.proc = subprocess.Popen(
-                [
-                    str(UVICORN),
-                    "critters_api.asgi:application",
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(self.port),
-                ],
-                cwd=REPO_ROOT,
-                env=self.env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"uvicorn exited:\n{self.log()[-3000:]}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{self.base_url}/healthz", timeout=1).status_code < 500:
-                    return self
-            time.sleep(0.05)
-        raise TimeoutError(f"uvicorn not ready:\n{self.log()[-3000:]}")
+        command = [
+            str(UVICORN),
+            "critters_api.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+        ]
+        self.process.start(command, env=self.env)
+        self.process.wait_until(
+            lambda: http_ok(f"{self.base_url}/healthz", ok=lambda status: status < 500), 30, interval=0.05
+        )
+        return self
 
     def log(self) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")
-        except FileNotFoundError:
-            return ""
+        return self.process.log()
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
+        self.process.stop()
 
 
 def parse_sse(lines: Iterator[str]) -> Iterator[dict[str, Any]]:

@@ -5,32 +5,21 @@ one (benchmarks). Every access-log line is kept, so a test can assert the server
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx
+from tests.processes import REPO_ROOT as REPO_ROOT  # tests/outside/private.py imports it from here
+from tests.processes import ManagedProcess, free_port, http_ok
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 GUNICORN = Path(sys.executable).with_name("gunicorn")
 READY_TIMEOUT = 60.0
 STOP_TIMEOUT = 15.0
 # access log: status, then the request line (the format is ours, see ACCESS_FORMAT)
 ACCESS_FORMAT = '%(s)s "%(r)s" %(L)s'
 _ACCESS_RE = re.compile(r'^(\d{3}) "([^"]*)" ([0-9.]+)$', re.MULTILINE)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 class LiveServer:
@@ -58,9 +47,13 @@ class LiveServer:
         self.keepalive = keepalive  # gunicorn's --keep-alive in seconds (None: gunicorn's default, 2 s)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = workdir / f"gunicorn-{self.port}.log"
         self.access_path = workdir / f"access-{self.port}.log"
+        self.process = ManagedProcess("gunicorn", self.log_path, stop_timeout=STOP_TIMEOUT)
+
+    @property
+    def proc(self) -> subprocess.Popen[bytes] | None:
+        return self.process.proc
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -101,49 +94,18 @@ class LiveServer:
         ]
 
     def start(self) -> None:
-        assert self.proc is None or self.proc.poll() is not None, "already running"
-        with self.log_path.open("ab") as log:
-            self.proc = subprocess.Popen(
-                self.command(),
-                cwd=REPO_ROOT,
-                env=self.env(),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+        self.process.start(self.command(), env=self.env(), append=True)
         self.wait_ready()
 
     def wait_ready(self, timeout: float = READY_TIMEOUT) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc is not None and self.proc.poll() is not None:
-                raise RuntimeError(f"gunicorn exited with {self.proc.returncode}:\n{self.log()[-4000:]}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{self.url}/api/schema/", timeout=5).status_code == 200:
-                    return
-            time.sleep(0.1)
-        raise TimeoutError(f"gunicorn was not ready within {timeout}s:\n{self.log()[-4000:]}")
+        self.process.wait_until(lambda: http_ok(f"{self.url}/api/schema/", timeout=5), timeout)
 
     def stop(self) -> None:
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=STOP_TIMEOUT)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
+        """SIGTERM to the process group, SIGKILL after ``STOP_TIMEOUT``; returns when none of it is left."""
+        self.process.stop()
 
     def log(self) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")
-        except FileNotFoundError:
-            return ""
+        return self.process.log()
 
     def access_lines(self) -> list[tuple[int, str, float]]:
         """(status, request line, seconds) of every request served so far."""
