@@ -232,30 +232,30 @@ def forget_roster(game: Game) -> None:
     game.__dict__.pop("_roster", None)
 
 
-def lock_game(game_id: int) -> Game:
-    """The game row, locked until the end of the current transaction (404 problem if there is none)."""
+def _fetch_game(sql: str, game_id: int) -> tuple[Game, Sequence[Any]]:
+    """Run ``sql`` (the game's columns, then others) for ``game_id``: the game and the other columns (404
+    problem if there is no such game)."""
     with connection.cursor() as cursor:
-        cursor.execute(_LOCK_SQL, [game_id])
+        cursor.execute(sql, [game_id])
         row = cursor.fetchone()
     if row is None:
         raise Problem(404, "game_not_found", "No such game.")
     n = len(_GAME_ATTNAMES)
-    game = _game_from(row[:n])
-    if row[n + 2] == game.revision:
-        game.__dict__["_roster"] = _roster_from(row[n], row[n + 1])
+    return _game_from(row[:n]), row[n:]
+
+
+def lock_game(game_id: int) -> Game:
+    """The game row, locked until the end of the current transaction, with its roster."""
+    game, (creator, seats, revision_before_lock) = _fetch_game(_LOCK_SQL, game_id)
+    if revision_before_lock == game.revision:  # else the roster read may be stale: read it when needed
+        game.__dict__["_roster"] = _roster_from(creator, seats)
     return game
 
 
 def get_game(game_id: int) -> Game:
-    """The game with its roster, read in one statement (404 problem if there is none)."""
-    with connection.cursor() as cursor:
-        cursor.execute(_READ_SQL, [game_id])
-        row = cursor.fetchone()
-    if row is None:
-        raise Problem(404, "game_not_found", "No such game.")
-    n = len(_GAME_ATTNAMES)
-    game = _game_from(row[:n])
-    game.__dict__["_roster"] = _roster_from(row[n], row[n + 1])
+    """The game with its roster, read in one statement."""
+    game, (creator, seats) = _fetch_game(_READ_SQL, game_id)
+    game.__dict__["_roster"] = _roster_from(creator, seats)
     return game
 
 
