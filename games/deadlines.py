@@ -1,20 +1,23 @@
 """Timers that keep asynchronous games moving: deadlines, deadline warnings and bot turns.
 
 Every pending timer lives in PostgreSQL, on the game row (``Game.deadline_at``, ``Game.warn_at``,
-``Game.bots_due_at``, all indexed and kept by :func:`games.services._sync_game`). Nothing that matters lives
-only in Redis (see ``PITFALLS.md``, "Celery and Redis"):
+``Game.bots_due_at``, all indexed and kept by :func:`games.services._track_waiting`). Nothing that matters
+lives only in Redis (see ``PITFALLS.md``, "Celery and Redis"):
 
 * :func:`sweep` runs on a static Celery beat schedule (``DEADLINE_SWEEP_INTERVAL``, 1 s by default). It claims
   due games with ``SELECT ... FOR UPDATE SKIP LOCKED`` (so several workers never wait on each other or apply a
-  timer twice) and applies them through the same service code as player commands.
+  timer twice), ``CLAIM_BATCH`` per transaction with a savepoint per game, and applies them through the same
+  service code as player commands (:func:`_drain`).
 * For punctuality, a deadline due within ``DEADLINE_ETA_HORIZON`` also gets a short ETA task, published by
   ``transaction.on_commit``; bots get a task ``BOT_TASK_DELAY`` after they may act. Every task carries the
-  game and the step it was made for and is a no-op when stale (Celery on Redis delivers at least once).
+  game and the step it was made for and is a no-op when stale (Celery on Redis delivers at least once). A
+  deadline (or warning) task that finds its timer due sweeps every due deadline (or warning): many falling
+  due at once are applied in batches by the first tasks that wake (:func:`expire`, :func:`warn`).
 * A request that touches a game whose deadline passed applies it first (:func:`apply_due`), so correctness
   never depends on the worker (or Redis) being up.
-* Outage fairness: the sweeper records a heartbeat (:class:`games.models.TimerHeartbeat`). When it finds no
-  sweep ran for ``DEADLINE_OUTAGE_AFTER`` seconds, deadlines that fell due inside that gap are extended by
-  ``DEADLINE_OUTAGE_GRACE`` seconds (capped at the step's own duration) instead of being played.
+* Outage fairness: every sweep of deadlines records a heartbeat (:class:`games.models.TimerHeartbeat`). When
+  it finds no sweep ran for ``DEADLINE_OUTAGE_AFTER`` seconds, deadlines that fell due inside that gap are
+  extended by ``DEADLINE_OUTAGE_GRACE`` seconds (capped at the step's own duration) instead of being played.
 """
 
 from __future__ import annotations
@@ -24,14 +27,14 @@ import contextvars
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from games.rules.core import RuleError, Ruleset
@@ -46,7 +49,7 @@ _in_bots_play: contextvars.ContextVar[bool] = contextvars.ContextVar("in_bots_pl
 
 
 # --------------------------------------------------------------------------------------------------
-# scheduling (called by services._sync_game inside the appending transaction)
+# scheduling (called by services.append_decided and _track_waiting inside the appending transaction)
 # --------------------------------------------------------------------------------------------------
 def warn_at(rs: Ruleset[Any], state: Any) -> datetime | None:
     """When the current step's deadline warning is due (``None``: no deadline, or already warned)."""
@@ -130,15 +133,32 @@ def flush_publisher(timeout: float = 10.0) -> None:
 
 
 # --------------------------------------------------------------------------------------------------
-# applying one timer (tasks, the request path)
+# the ETA tasks, the request path
 # --------------------------------------------------------------------------------------------------
 def expire(game_id: int, step_no: int) -> int:
-    """The ETA task for step ``step_no``'s deadline: apply it if it is due (else nothing). Events appended."""
+    """The ETA task for step ``step_no``'s deadline; returns the events it appended to the game.
+
+    Nothing when it is stale (the game is not running, is at another step, or its deadline is not due).
+    Else it sweeps every deadline due (:func:`sweep` of deadlines only, with the outage check): deadlines
+    falling due together are applied in batches by the first tasks that wake, and the others find theirs
+    applied. If its own game was not among those swept (another transaction held it), it is applied alone,
+    waiting for the lock (:func:`services.game_expire`, a no-op if the holder applied it)."""
+    if not _pending(game_id, step_no, "deadline_at"):
+        return 0
+    report = sweep(timers=("deadline_at",))
+    if game_id in report.events or game_id in report.set_aside:
+        return report.events.get(game_id, 0)
     return services.game_expire(game_id=game_id, step_no=step_no)
 
 
 def warn(game_id: int, step_no: int) -> int:
-    """The ETA task for step ``step_no``'s deadline warning (a ``DeadlineNear`` event). Events appended."""
+    """The ETA task for step ``step_no``'s deadline warning (a ``DeadlineNear`` event), as :func:`expire`:
+    nothing when stale, else a sweep of every warning due; returns the events it appended to the game."""
+    if not _pending(game_id, step_no, "warn_at"):
+        return 0
+    report = sweep(timers=("warn_at",))
+    if game_id in report.events or game_id in report.set_aside:
+        return report.events.get(game_id, 0)
     with transaction.atomic():
         game = Game.objects.select_for_update().filter(pk=game_id).first()
         if game is None or game.status != GameStatus.RUNNING or game.step_no != step_no:
@@ -146,6 +166,12 @@ def warn(game_id: int, step_no: int) -> int:
         before = game.version
         _warn_locked(game, timezone.now())
         return game.version - before
+
+
+def _pending(game_id: int, step_no: int, column: str) -> bool:
+    """Whether the game is running at step ``step_no`` with its ``column`` timer due (one indexed read)."""
+    due = {f"{column}__lte": timezone.now()}
+    return Game.objects.filter(pk=game_id, status=GameStatus.RUNNING, step_no=step_no, **due).exists()
 
 
 def _warn_locked(game: Game, now: datetime) -> None:
@@ -201,6 +227,8 @@ class SweepReport:
     warned: list[int] = field(default_factory=list)
     bots: list[int] = field(default_factory=list)
     outage: tuple[datetime, datetime] | None = None
+    events: dict[int, int] = field(default_factory=dict)  # game -> events appended by its deadline or warning
+    set_aside: list[int] = field(default_factory=list)  # games whose deadline or warning failed (see _drain)
 
 
 def heartbeat(now: datetime) -> tuple[datetime, datetime] | None:
@@ -222,53 +250,59 @@ def heartbeat(now: datetime) -> tuple[datetime, datetime] | None:
         return None
 
 
-def _claim(**due: Any) -> Game | None:
-    return (
-        Game.objects.select_for_update(skip_locked=True)
-        .filter(status=GameStatus.RUNNING, **due)
-        .order_by(next(iter(due)).split("__")[0])
-        .first()
-    )
+TIMERS = ("deadline_at", "warn_at", "bots_due_at")
 
 
-def sweep(now: datetime | None = None, *, limit: int | None = None) -> SweepReport:
-    """Claim and apply every due deadline, warning and overdue bot turn (up to ``limit`` games of each).
+def sweep(
+    now: datetime | None = None, *, limit: int | None = None, timers: Collection[str] = TIMERS
+) -> SweepReport:
+    """Claim and apply every due deadline, warning and overdue bot turn (up to ``limit`` games of each;
+    ``timers``: only those columns, as the ETA tasks do).
 
-    ``now`` (tests, the benchmark) fixes the clock; by default each game is applied at the time it is
-    claimed. A game whose timer fails to apply (a bug) is logged and set aside for ``POISON_BACKOFF``
-    seconds, so it never blocks the others (its row is resynchronised by its next change)."""
+    ``now`` (tests, the benchmark) fixes the clock; by default the clock is read as each game is applied.
+    Deadlines and warnings are claimed and applied ``CLAIM_BATCH`` games per transaction (:func:`_drain`).
+    A game whose timer fails to apply (a bug) is logged and set aside for ``POISON_BACKOFF`` seconds, so it
+    never blocks the others (its row is resynchronised by its next change). A sweep of deadlines records
+    the heartbeat first (:func:`heartbeat`): deadlines due during an outage are extended, not played."""
     at = now or timezone.now()
 
     def clock() -> datetime:
         return timezone.now() if now is None else at
 
     batch = limit if limit is not None else settings.DEADLINE_SWEEP_BATCH
-    report = SweepReport(outage=heartbeat(at))
+    report = SweepReport(outage=heartbeat(at) if "deadline_at" in timers else None)
 
     def expire_one(game: Game) -> None:
         rs = services.ruleset_for(game)
         state = services.load_state(game, rs)
+        before = game.version
         due = game.deadline_at
         if report.outage and due is not None and report.outage[0] < due <= report.outage[1]:
             _extend_for_outage(game, rs, state, clock())
             report.extended.append(game.pk)
-            return
-        before = game.version
-        services.expire_locked(game, rs, state, clock())
-        if game.version == before:  # nothing to apply (cannot happen while rows are in sync)
-            game.deadline_at = None
-            game.save(update_fields=["deadline_at"])
-        report.expired.append(game.pk)
+        else:
+            services.expire_locked(game, rs, state, clock())
+            if game.version == before:  # nothing to apply (cannot happen while rows are in sync)
+                game.deadline_at = None
+                game.save(update_fields=["deadline_at"])
+            report.expired.append(game.pk)
+        report.events[game.pk] = game.version - before
 
     def warn_one(game: Game) -> None:
+        before = game.version
         _warn_locked(game, clock())
         if game.warn_at is not None and game.warn_at <= clock():
             game.warn_at = None  # refused or stale: off the list (never loop on it)
             game.save(update_fields=["warn_at"])
         report.warned.append(game.pk)
+        report.events[game.pk] = game.version - before
 
-    _drain("deadline_at", expire_one, batch, clock)
-    _drain("warn_at", warn_one, batch, clock)
+    if "deadline_at" in timers:
+        _drain("deadline_at", expire_one, batch, clock, report)
+    if "warn_at" in timers:
+        _drain("warn_at", warn_one, batch, clock, report)
+    if "bots_due_at" not in timers:
+        return report
     overdue = clock() - timedelta(seconds=settings.BOT_SWEEP_GRACE)
     for game_id in Game.objects.filter(status=GameStatus.RUNNING, bots_due_at__lte=overdue).values_list(
         "pk", flat=True
@@ -277,27 +311,56 @@ def sweep(now: datetime | None = None, *, limit: int | None = None) -> SweepRepo
             services.bots_play(game_id)
         except Exception:
             _set_aside(game_id, "bots_due_at", clock())
+            report.set_aside.append(game_id)
             continue
         report.bots.append(game_id)
     return report
 
 
-def _drain(column: str, apply: Callable[[Game], None], batch: int, clock: Callable[[], datetime]) -> None:
-    """Claim up to ``batch`` games due on ``column``, one per transaction, and ``apply`` each. A game whose
-    ``apply`` raises is set aside for a while (its transaction rolled back): it never blocks the rest."""
-    for _ in range(batch):
-        claimed: int | None = None
-        try:
-            with transaction.atomic():
-                game = _claim(**{f"{column}__lte": clock()})
-                if game is None:
-                    return
-                claimed = game.pk
-                apply(game)
-        except Exception:
-            if claimed is None:
-                raise
-            _set_aside(claimed, column, clock())
+# Games claimed and applied per transaction (see _drain, and the burst figures in bench/README.md).
+CLAIM_BATCH = 25
+
+_CLAIM_SQL = {
+    column: f"""SELECT id FROM games_game WHERE status = %s AND "{column}" <= %s
+        ORDER BY "{column}" LIMIT %s FOR UPDATE SKIP LOCKED"""  # noqa: S608 (two fixed column names)
+    for column in ("deadline_at", "warn_at")
+}
+
+
+def _claim(column: str, now: datetime, count: int) -> list[int]:
+    """Lock up to ``count`` running games due on ``column`` at ``now`` (earliest first); their ids. Rows that
+    another transaction holds are skipped: two sweepers never claim the same game, nor wait on each other."""
+    with connection.cursor() as cursor:
+        cursor.execute(_CLAIM_SQL[column], [GameStatus.RUNNING.value, now, count])
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _drain(
+    column: str, apply: Callable[[Game], None], limit: int, clock: Callable[[], datetime], report: SweepReport
+) -> None:
+    """Claim up to ``limit`` games due on ``column`` and ``apply`` each, ``CLAIM_BATCH`` per transaction.
+
+    Each claimed game is read again by :func:`services.lock_game` (the row is already ours; it comes with its
+    roster, as for a player's command) and applied under its own savepoint: a game whose ``apply`` raises is
+    rolled back alone and set aside (in the same transaction) while the rest of its batch commits, so it never
+    blocks the others. A batch shares one BEGIN, one claim and one COMMIT instead of spending them on every
+    game. The price: every row of a batch stays locked until the batch commits, so a player's command on one
+    of them waits for the rest (at most ``CLAIM_BATCH`` expiries, tens of milliseconds), and its events
+    become visible together."""
+    done = 0
+    while done < limit:
+        with transaction.atomic():
+            claimed = _claim(column, clock(), min(CLAIM_BATCH, limit - done))
+            for game_id in claimed:
+                try:
+                    with transaction.atomic():
+                        apply(services.lock_game(game_id))
+                except Exception:
+                    _set_aside(game_id, column, clock())
+                    report.set_aside.append(game_id)
+        done += len(claimed)
+        if len(claimed) < CLAIM_BATCH:
+            return
 
 
 POISON_BACKOFF = 60.0

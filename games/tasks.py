@@ -1,6 +1,7 @@
 """Celery tasks: another interface to the services. Each takes ids, calls one service, and is idempotent
 (it carries the game and the step it was made for, and is a no-op when stale), because Celery with Redis
-delivers at least once (``acks_late``). See :mod:`games.deadlines`."""
+delivers at least once (``acks_late``). See :mod:`games.deadlines` (a timer task that finds its timer due
+sweeps every due timer of its kind)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ def sweep_deadlines() -> dict[str, int]:
         "extended": len(report.extended),
         "warned": len(report.warned),
         "bots": len(report.bots),
+        "set_aside": len(report.set_aside),
     }
     if any(counts.values()):
         logger.info("deadline sweep: %s", counts)
@@ -30,7 +32,9 @@ def sweep_deadlines() -> dict[str, int]:
 
 @shared_task(name="games.tasks.expire_deadline", ignore_result=True)
 def expire_deadline(game_id: int, step_no: int, due_at: str) -> int:
-    """The short ETA task of one deadline (``due_at`` is informative): a no-op when stale or not yet due."""
+    """The short ETA task of one deadline (``due_at`` is informative): a no-op when stale or not yet due;
+    when due, a sweep of every due deadline (:func:`games.deadlines.expire`). Logs the events it appended to
+    this game (0 when another task's sweep applied it)."""
     applied = deadlines.expire(game_id, step_no)
     logger.info("expire_deadline game=%s step=%s due=%s: %s events", game_id, step_no, due_at, applied)
     return applied
@@ -38,7 +42,8 @@ def expire_deadline(game_id: int, step_no: int, due_at: str) -> int:
 
 @shared_task(name="games.tasks.warn_deadline", ignore_result=True)
 def warn_deadline(game_id: int, step_no: int, warn_at: str) -> int:
-    """The short ETA task of one deadline warning: a no-op when stale or already warned."""
+    """The short ETA task of one deadline warning: a no-op when stale or already warned; when due, a sweep of
+    every due warning (:func:`games.deadlines.warn`)."""
     return deadlines.warn(game_id, step_no)
 
 
