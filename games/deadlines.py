@@ -160,8 +160,8 @@ def warn(game_id: int, step_no: int) -> int:
     if game_id in report.events or game_id in report.set_aside:
         return report.events.get(game_id, 0)
     with transaction.atomic():
-        game = Game.objects.select_for_update().filter(pk=game_id).first()
-        if game is None or game.status != GameStatus.RUNNING or game.step_no != step_no:
+        game = services.lock_running(game_id)
+        if game is None or game.step_no != step_no:
             return 0
         before = game.version
         _warn_locked(game, timezone.now())
@@ -206,8 +206,8 @@ def apply_due(game_id: int) -> bool:
     ).exists():
         return False
     with transaction.atomic():
-        game = Game.objects.select_for_update().filter(pk=game_id).first()
-        if game is None or game.status != GameStatus.RUNNING:
+        game = services.lock_running(game_id)
+        if game is None:
             return False
         before = game.version
         rs = services.ruleset_for(game)

@@ -252,6 +252,16 @@ def lock_game(game_id: int) -> Game:
     return game
 
 
+def lock_running(game_id: int) -> Game | None:
+    """The game locked with its roster (as :func:`lock_game`) if it exists and is running, else ``None``:
+    what timers and bots act on."""
+    try:
+        game = lock_game(game_id)
+    except Problem:
+        return None
+    return game if game.status == GameStatus.RUNNING else None
+
+
 def get_game(game_id: int) -> Game:
     """The game with its roster, read in one statement."""
     game, (creator, seats) = _fetch_game(_READ_SQL, game_id)
@@ -752,11 +762,8 @@ def bots_play(game_id: int, *, max_steps: int | None = None) -> int:
     with deadlines.bots_running():
         while applied < limit:
             with transaction.atomic():
-                try:
-                    game = lock_game(game_id)
-                except Problem:
-                    return applied
-                if game.status != GameStatus.RUNNING:
+                game = lock_running(game_id)
+                if game is None:
                     return applied
                 rs = ruleset_for(game)
                 fresh = cached is not None and cached[0] == game.version
@@ -809,8 +816,8 @@ def game_expire(*, game_id: int, step_no: int, now: datetime | None = None) -> i
     """A deadline timer fired for step ``step_no``: apply the ruleset's expire command (a no-op when stale:
     another step, not due yet, or the game is not running). Returns the number of events appended."""
     with transaction.atomic():
-        game = Game.objects.select_for_update().filter(pk=game_id).first()
-        if game is None or game.status != GameStatus.RUNNING or game.step_no != step_no:
+        game = lock_running(game_id)
+        if game is None or game.step_no != step_no:
             return 0
         before = game.version
         rs = ruleset_for(game)
