@@ -85,6 +85,9 @@ DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # PostgreSQL only; the same backend with a health check that needs no round trip (critters_api/db/base.py)
 DATABASES["default"]["ENGINE"] = "critters_api.db"
+# The request path's plain-SQL statements are prepared once per connection (critters_api/db/base.py); turn
+# off behind a connection pooler in transaction mode that cannot keep prepared statements.
+DB_PREPARED_STATEMENTS: bool = env.bool("DB_PREPARED_STATEMENTS", default=True)
 
 REDIS_URL: str = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
 

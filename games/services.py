@@ -23,6 +23,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from rest_framework.utils.encoders import JSONEncoder
 
+from critters_api.db.base import prepared_cursor
 from critters_api.problems import Problem, rule_error_problem
 from games.rules.core import Context, ErrorKind, RuleError, Ruleset, Viewer
 from games.rules.registry import RULESETS, get_ruleset
@@ -53,7 +54,7 @@ def _event_rows(game: Game, after: int) -> list[tuple[int, str, str, Any]]:
     """(seq, prev_hash, hash, data) of the game's events after ``after`` up to the game's version as read
     (plain SQL: this runs whenever a process's cached fold is behind, i.e. on most requests of a busy game
     served by several processes)."""
-    with connection.cursor() as cursor:
+    with prepared_cursor(connection) as cursor:
         cursor.execute(_EVENTS_SQL, [game.pk, after, game.version])
         rows = cursor.fetchall()
     return [
@@ -208,7 +209,7 @@ def roster(game: Game) -> Roster:
     """The game's seats and creator, as loaded with the game (read again after a seat write)."""
     cached: Roster | None = game.__dict__.get("_roster")
     if cached is None:
-        with connection.cursor() as cursor:
+        with prepared_cursor(connection) as cursor:
             cursor.execute(_ROSTER_SQL, [game.pk])
             row = cursor.fetchone()
         cached = _roster_from(row[0], row[1]) if row else Roster("", ())
@@ -221,7 +222,7 @@ def attach_rosters(games: Sequence[Game]) -> None:
     missing = {g.pk: g for g in games if "_roster" not in g.__dict__}
     if not missing:
         return
-    with connection.cursor() as cursor:
+    with prepared_cursor(connection) as cursor:
         cursor.execute(_ROSTERS_SQL, [list(missing)])
         for game_id, creator, rows in cursor.fetchall():
             missing[game_id].__dict__["_roster"] = _roster_from(creator, rows)
@@ -235,7 +236,7 @@ def forget_roster(game: Game) -> None:
 def _fetch_game(sql: str, game_id: int) -> tuple[Game, Sequence[Any]]:
     """Run ``sql`` (the game's columns, then others) for ``game_id``: the game and the other columns (404
     problem if there is no such game)."""
-    with connection.cursor() as cursor:
+    with prepared_cursor(connection) as cursor:
         cursor.execute(sql, [game_id])
         row = cursor.fetchone()
     if row is None:

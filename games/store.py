@@ -18,6 +18,8 @@ from typing import Any
 
 from django.db import connection
 
+from critters_api.db.base import prepared_cursor
+
 from .models import Event, Game
 from .signals import events_appended
 
@@ -167,7 +169,7 @@ def _write(game: Game, rows: Sequence[Event], head: Mapping[str, Any]) -> None:
     values = ", ".join([_EVENT_ROW] * len(rows))
     update = f"UPDATE games_game SET {', '.join(assignments)} WHERE id = %s"  # noqa: S608 - model names
     sql = f"WITH appended AS ({_EVENT_INSERT}{values}) {update}"
-    with connection.cursor() as cursor:
+    with prepared_cursor(connection) as cursor:
         cursor.execute(sql, params)
 
 

@@ -17,6 +17,7 @@ from django.db import connection, transaction
 from django.dispatch import receiver
 from rest_framework.utils.encoders import JSONEncoder
 
+from critters_api.db.base import prepared_cursor
 from games.models import Event, Game, Seat
 from games.services import load_state, roster, ruleset_for
 from games.signals import events_appended
@@ -78,7 +79,7 @@ def _any_endpoint(game: Game) -> bool:
     players = [s.player_id for s in roster(game).seats if s.player_id is not None]
     if not players:
         return False
-    with connection.cursor() as cursor:
+    with prepared_cursor(connection) as cursor:
         cursor.execute(
             "SELECT EXISTS (SELECT 1 FROM notifications_webhookendpoint"
             " WHERE enabled AND player_id = ANY(%s))",

@@ -12,6 +12,8 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
+from critters_api.db.base import prepared_cursor
+
 from .models import TOKEN_PREFIX, ApiToken, Player, token_digest
 
 LAST_USED_RESOLUTION = timedelta(seconds=60)
@@ -33,7 +35,7 @@ _TOKEN_SQL = (
 
 def find_token(digest: str) -> ApiToken | None:
     """The live (unrevoked) token with this digest, its player attached; ``None`` if there is none."""
-    with connection.cursor() as cursor:
+    with prepared_cursor(connection) as cursor:
         cursor.execute(_TOKEN_SQL, [digest])
         row = cursor.fetchone()
     if row is None:

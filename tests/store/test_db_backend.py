@@ -1,14 +1,22 @@
-"""The database backend's health check (critters_api/db/base.py): no round trip for an idle connection that
-has nothing to read; a connection the server ended is found unusable (and Django reconnects)."""
+"""The database backend (critters_api/db/base.py): the health check costs no round trip for an idle
+connection that has nothing to read, and a connection the server ended is found unusable (and Django
+reconnects); the request path's plain-SQL statements are prepared once per connection, Django's own are
+not, and a setting turns preparing off."""
 
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 from typing import Any
 
 import psycopg
 import pytest
 from django.db import connection
+from django.test import Client
+from django.test.utils import override_settings
+
+from critters_api.db.base import prepared_cursor
+from players.models import ApiToken, Player
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -50,3 +58,46 @@ def test_a_connection_the_server_ended_is_unusable_and_replaced() -> None:
         row = cursor.fetchone()
     assert row is not None
     assert row[0] != pid
+
+
+def prepared_statements() -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        return [row[0] for row in cursor.fetchall()]
+
+
+def test_the_request_paths_statements_are_prepared_once_per_connection() -> None:
+    player = Player.objects.create_user(username="prep", password=None)
+    _token, raw = ApiToken.issue(player, "tests")
+    client = Client()
+    connection.close()  # a new connection: nothing prepared yet
+    for _ in range(3):
+        r = client.get("/api/v1/me", headers={"Authorization": f"Bearer {raw}"})
+        assert r.status_code == 200
+    token_lookups = [s for s in prepared_statements() if "FROM players_apitoken t JOIN" in s]
+    assert len(token_lookups) == 1  # prepared by the first request, reused by the next two
+
+
+def test_a_prepared_cursor_reads_like_any_other() -> None:
+    with prepared_cursor(connection) as cursor:
+        cursor.execute("SELECT %s::int + 1, now(), %s", [41, "text"])
+        row = cursor.fetchone()
+    assert row is not None
+    assert row[0] == 42
+    assert row[1].utcoffset() == timedelta(0)  # aware, in UTC, as Django's cursors load it
+    assert row[2] == "text"
+    with connection.cursor() as cursor:  # Django's cursor binds on the client and prepares nothing
+        for _ in range(10):
+            cursor.execute("SELECT %s::int * 2", [21])
+    assert not any("* 2" in s for s in prepared_statements())
+
+
+def test_preparing_can_be_turned_off() -> None:
+    connection.close()
+    with override_settings(DB_PREPARED_STATEMENTS=False):
+        for _ in range(3):
+            with prepared_cursor(connection) as cursor:
+                cursor.execute("SELECT %s::int + 2", [40])
+                assert cursor.fetchone() == (42,)
+        assert prepared_statements() == []
+    connection.close()
