@@ -193,6 +193,10 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 5}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Workers keep their database connection between tasks, recycled as a web request's is
+# (critters_api/celery.py); Celery's Django fix-up would close it around every task. It still does so every
+# this many tasks.
+CELERY_DB_REUSE_MAX: int = env.int("CELERY_DB_REUSE_MAX", default=1000)
 
 # --- deadlines (games/deadlines.py): a static sweep on the beat, short ETA tasks for punctuality ---------
 DEADLINE_SWEEP_INTERVAL: float = env.float("DEADLINE_SWEEP_INTERVAL", default=1.0)  # seconds between sweeps

@@ -20,7 +20,8 @@ DATABASES["default"]["OPTIONS"] = {
     **DATABASES["default"].get("OPTIONS", {}),
     "options": "-c goodcritters.allow_event_truncate=on",
 }
-DATABASES["default"]["CONN_MAX_AGE"] = 0
+# Every request and task closes its connection, unless a test runs a process the way production does.
+DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("TEST_CONN_MAX_AGE", "0"))
 
 MIDDLEWARE = ["critters_api.testing.Record500Middleware", *MIDDLEWARE]
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -208,3 +208,48 @@ def test_bots_act_through_the_worker_not_inside_the_request(
     assert "games.tasks.play_bots" in celery_worker_process.log()
     assert Game.objects.get(pk=gid).bots_due_at is None
     _check_record(gid)
+
+
+def _worker_backends() -> dict[int, datetime]:
+    """Backends connected to the test database other than this test's own: pid → when it connected."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid, backend_start FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+        )
+        return dict(cursor.fetchall())
+
+
+def test_the_worker_keeps_its_database_connection_between_tasks_and_replaces_a_dead_one(
+    celery_worker_process: CeleryWorkerProcess,
+) -> None:
+    """Tasks reuse the pool processes' connections (critters_api/celery.py; Celery's Django fix-up used to
+    close them around every task, so every task connected anew): the beat's sweep runs every second, and
+    over several sweeps no new connection is opened. When PostgreSQL ends those connections (as a restart
+    does), the next tasks notice, connect again and succeed."""
+    from django.db import connection
+
+    celery_worker_process.restart(extra_env={"TEST_CONN_MAX_AGE": "60"})  # as in production
+    log = celery_worker_process.log
+    sweeps = lambda: log().count("Task games.tasks.sweep_deadlines[")  # noqa: E731
+    start = sweeps()
+    celery_worker_process.wait_for(lambda: sweeps() >= start + 4, timeout=20)
+    seen = _worker_backends()
+    assert seen, "the worker holds no connection between tasks"
+    first = sweeps()
+    deadline = time.monotonic() + 30
+    while sweeps() < first + 6 and time.monotonic() < deadline:
+        for pid, started in _worker_backends().items():
+            seen.setdefault(pid, started)
+        time.sleep(0.05)
+    assert sweeps() >= first + 6
+    assert len(seen) <= 2, seen  # at most one per pool process (--concurrency=2), for every sweep
+
+    with connection.cursor() as cursor:  # PostgreSQL ends them
+        cursor.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) pid", [list(seen)])
+    before = sweeps()
+    celery_worker_process.wait_for(lambda: sweeps() >= before + 4, timeout=30)
+    assert "raised unexpected" not in log(), log()[-3000:]
+    assert set(_worker_backends()).isdisjoint(seen)  # new connections, no dead one kept
