@@ -143,7 +143,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": ["critters_api.parsers.JSONParser"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["critters_api.renderers.JSONRenderer"],
     "DEFAULT_THROTTLE_CLASSES": ["critters_api.throttling.TokenRateThrottle"],
     "DEFAULT_SCHEMA_CLASS": "critters_api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "critters_api.problems.exception_handler",
