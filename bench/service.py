@@ -30,9 +30,12 @@ processes and the backends of this database, the client processes, this process,
    row ``FOR UPDATE``, insert N event rows with a jsonb payload, hashes and the command, update the game's
    head), run twice: N = the bots' mean events per command (rounded), with as many clients as bot games
    over as many game rows; and N = 1, with as many clients as stream connections over as many rows as
-   stream games. The ratios: stream commands/s ÷ the second (like for like; target >= 25%), and bot
-   commands/s ÷ the first (each bot command also pays a state read); each also per CPU-second the stack
-   used (server + PostgreSQL + clients), which depends less on what else ran on the machine meanwhile.
+   stream games; then the second again with its statements prepared (``-M prepared``), since the service
+   prepares its own statements (``DB_PREPARED_STATEMENTS``). The ratios: stream commands/s ÷ the second
+   (like for like, pgbench's default protocol as when the target was set; target >= 25%), ÷ the prepared
+   run, and bot commands/s ÷ the first (each bot command also pays a state read); each also per
+   CPU-second the stack used (server + PostgreSQL + clients), which depends less on what else ran on the
+   machine meanwhile.
 4. **state reads**: ``GET /state`` back to back from as many readers as bot games (over ``--games``/4
    five-seat games a few moves in): reads/s, p50/p99.
 5. **long game** (httpx, one request at a time: latency, not throughput): the same command (``SendMessage``)
@@ -209,7 +212,7 @@ BEGIN;
 SELECT version FROM bench_game WHERE id = :g FOR UPDATE;
 INSERT INTO bench_event (game_id, seq, type, schema_version, data, created_at, command_id, command, actor_id,
                          prev_hash, hash)
-  SELECT :g, v.version + i, 'ActionChosen', 1,
+  SELECT :g::bigint, v.version + i, 'ActionChosen', 1,
          jsonb_build_object('type', 'ActionChosen', 'v', 1, 'seat', 2, 'action', 'rob', 'commit_no', i,
                             'commitment', md5(random()::text) || md5(random()::text), 'unready', '[]'::jsonb),
          now(), md5(random()::text),
@@ -222,9 +225,18 @@ COMMIT;
 """
 
 
-def pgbench(pg: str, games: int, clients: int, events: int, seconds: int, meter: CpuMeter) -> dict[str, Any]:
-    """pgbench with ``clients`` connections over ``games`` game rows, ``events`` event rows a transaction;
-    the CPU split of its run ("clients" is pgbench itself)."""
+def pgbench(
+    pg: str,
+    games: int,
+    clients: int,
+    events: int,
+    seconds: int,
+    meter: CpuMeter,
+    protocol: str = "simple",
+) -> dict[str, Any]:
+    """pgbench with ``clients`` connections over ``games`` game rows, ``events`` event rows a transaction,
+    statements sent as text (``protocol="simple"``, pgbench's default) or prepared once per connection
+    (``"prepared"``); the CPU split of its run ("clients" is pgbench itself)."""
     url = f"{pg}/{DBNAME}"
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(PGBENCH_SETUP.format(games=games))
@@ -234,7 +246,21 @@ def pgbench(pg: str, games: int, clients: int, events: int, seconds: int, meter:
     try:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         proc = subprocess.Popen(
-            [PGBENCH, "-n", "-f", script, "-c", str(clients), "-j", "2", "-T", str(seconds), url],
+            [
+                PGBENCH,
+                "-n",
+                "-M",
+                protocol,
+                "-f",
+                script,
+                "-c",
+                str(clients),
+                "-j",
+                "2",
+                "-T",
+                str(seconds),
+                url,
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -256,6 +282,7 @@ def pgbench(pg: str, games: int, clients: int, events: int, seconds: int, meter:
         "games": games,
         "clients": clients,
         "events_per_transaction": events,
+        "protocol": protocol,
         "seconds": seconds,
         "tps": round(float(m.group(1)), 1),
         "latency_avg_ms": float(lat.group(1)) if lat else None,
@@ -466,20 +493,40 @@ def main() -> int:
             f"{args.stream_games} games, avg {pgb_one['latency_avg_ms']} ms)"
         )
         print(f"  {describe_cpu(pgb_one['cpu_seconds'])} (clients = pgbench)")
+        pgb_prep = pgbench(
+            args.pg, args.stream_games, n_stream, 1, args.pgbench_seconds, meter, protocol="prepared"
+        )
+        results["pgbench_stream_shape_prepared"] = pgb_prep
+        print(
+            f"pgbench, stream shape, statements prepared (as the service sends its own): {pgb_prep['tps']} "
+            f"tps (avg {pgb_prep['latency_avg_ms']} ms)"
+        )
+        print(f"  {describe_cpu(pgb_prep['cpu_seconds'])} (clients = pgbench)")
         r_bots = ratio(bots["commands_per_second"], pgb_mix["tps"])
         r_stream = ratio(stream["commands_per_second"], pgb_one["tps"])
         # the same per CPU-second the stack used (server + PostgreSQL + clients): less sensitive to what else
         # ran on the machine during one phase but not the other
         c_bots = ratio(per_cpu(bots["commands_per_second"], bots), per_cpu(pgb_mix["tps"], pgb_mix))
         c_stream = ratio(per_cpu(stream["commands_per_second"], stream), per_cpu(pgb_one["tps"], pgb_one))
+        r_prep = ratio(stream["commands_per_second"], pgb_prep["tps"])
+        c_prep = ratio(per_cpu(stream["commands_per_second"], stream), per_cpu(pgb_prep["tps"], pgb_prep))
         results["http_vs_pgbench"] = {
             "command_stream": r_stream,
+            "command_stream_vs_prepared": r_prep,
             "bots_with_state_read": r_bots,
-            "per_cpu_second": {"command_stream": c_stream, "bots_with_state_read": c_bots},
+            "per_cpu_second": {
+                "command_stream": c_stream,
+                "command_stream_vs_prepared": c_prep,
+                "bots_with_state_read": c_bots,
+            },
         }
         print(
             f"HTTP / pgbench, command stream (one event per command, like for like): {r_stream:.1%} "
             f"(target >= 25%); per CPU-second used: {c_stream:.1%}"
+        )
+        print(
+            f"HTTP / pgbench, command stream, against pgbench's prepared statements: {r_prep:.1%}; per "
+            f"CPU-second used: {c_prep:.1%}"
         )
         print(
             f"HTTP / pgbench, bots (each command also pays a state GET; {mix_events} event rows/command): "
