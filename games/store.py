@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db import connection
+from django.db import connection, models
+from psycopg.types.json import Jsonb
 
 from critters_api.db.base import prepared_cursor
 
@@ -152,6 +153,21 @@ _EVENT_INSERT = "INSERT INTO {} ({}) VALUES ".format(  # noqa: S608 - names from
     Event._meta.db_table, ", ".join(f'"{f.column}"' for f in _EVENT_FIELDS)
 )
 _EVENT_ROW = "(" + ", ".join(["%s"] * len(_EVENT_FIELDS)) + ")"
+# How each column's value becomes a parameter: the event's values already have the columns' Python types
+# (ints, strings, an aware datetime), so Django's per-field preparation (most of the append's Python time)
+# is kept only for a field that needs it; plain JSON is wrapped for psycopg as Django would.
+_AS_IS, _JSONB, _DJANGO = 0, 1, 2
+_EVENT_PARAMS = [
+    (
+        f,
+        _JSONB
+        if isinstance(f, models.JSONField) and f.encoder is None
+        else _AS_IS
+        if isinstance(f, (models.IntegerField, models.CharField, models.DateTimeField, models.ForeignKey))
+        else _DJANGO,
+    )
+    for f in _EVENT_FIELDS
+]
 
 
 def _write(game: Game, rows: Sequence[Event], head: Mapping[str, Any]) -> None:
@@ -159,7 +175,14 @@ def _write(game: Game, rows: Sequence[Event], head: Mapping[str, Any]) -> None:
     data-modifying WITH runs exactly once, in the same snapshot and transaction as the UPDATE."""
     params: list[Any] = []
     for row in rows:
-        params += [f.get_db_prep_save(getattr(row, f.attname), connection) for f in _EVENT_FIELDS]
+        for f, kind in _EVENT_PARAMS:
+            value = getattr(row, f.attname)
+            if kind == _AS_IS or value is None:
+                params.append(value)
+            elif kind == _JSONB:
+                params.append(Jsonb(value))
+            else:
+                params.append(f.get_db_prep_save(value, connection))
     assignments = []
     for name, value in head.items():
         field = Game._meta.get_field(name)
