@@ -153,9 +153,9 @@ _EVENT_INSERT = "INSERT INTO {} ({}) VALUES ".format(  # noqa: S608 - names from
     Event._meta.db_table, ", ".join(f'"{f.column}"' for f in _EVENT_FIELDS)
 )
 _EVENT_ROW = "(" + ", ".join(["%s"] * len(_EVENT_FIELDS)) + ")"
-# How each column's value becomes a parameter: the event's values already have the columns' Python types
-# (ints, strings, an aware datetime), so Django's per-field preparation (most of the append's Python time)
-# is kept only for a field that needs it; plain JSON is wrapped for psycopg as Django would.
+# How each column's value becomes a parameter. The event's values already have the columns' Python types
+# (ints, strings, an aware datetime), so Django's per-field preparation, a large share of the append's
+# Python time, is kept only for a field that needs it; plain JSON is wrapped for psycopg as Django would.
 _AS_IS, _JSONB, _DJANGO = 0, 1, 2
 _EVENT_PARAMS = [
     (
