@@ -1,11 +1,16 @@
 """The API's JSON renderer: DRF's, encoding with orjson.
 
-The output is the same JSON, byte for byte, as DRF's ``JSONRenderer`` with this project's settings: compact,
-UTF-8, U+2028 and U+2029 escaped, and DRF's encoder for what orjson does not encode itself the same way
-(datetimes, lazy strings, decimals…). Encoding a viewer's state that way takes a fraction of the standard
-library's time, and every response is encoded. A client asking for indentation
-(``Accept: application/json; indent=4``), or a value orjson refuses (an integer beyond 64 bits), gets
-DRF's own encoder.
+For every value the API serves, the output is the same JSON, byte for byte, as DRF's ``JSONRenderer`` with
+this project's settings: compact, UTF-8, U+2028 and U+2029 escaped, and DRF's encoder for what orjson does
+not encode itself the same way (datetimes, lazy strings, decimals…); ``tests/api/test_renderer.py`` compares
+the two. Encoding a viewer's state that way takes a fraction of the standard library's time, and every
+response is encoded. A client asking for indentation (``Accept: application/json; indent=4``), or a value
+orjson refuses (an integer beyond 64 bits), gets DRF's own encoder.
+
+Where the two differ, no response of this API goes: a float between 1e-5 and 1e-4 is written without an
+exponent (``0.000015``, DRF ``1.5e-05``); NaN and infinities become ``null`` and a plain ``Enum`` or a
+``date`` dict key is encoded, where DRF raises (a 500); an ``OrderedDict`` keeps its insertion order after
+``move_to_end``.
 """
 
 from __future__ import annotations

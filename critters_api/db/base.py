@@ -25,6 +25,7 @@ from __future__ import annotations
 import select
 from typing import Any
 
+import psycopg
 from django.conf import settings
 from django.db.backends.postgresql import base
 from django.db.backends.postgresql.psycopg_any import register_tzloader  # type: ignore[import-untyped]
@@ -38,12 +39,30 @@ TIMESTAMPTZ_OID = adapters.types["timestamptz"].oid
 
 class PreparingCursor(base.ServerBindingCursor):  # type: ignore[name-defined]
     """psycopg's server-binding cursor that prepares every statement it runs (Django turns psycopg's
-    automatic preparation off, ``prepare_threshold=None``, for the sake of connection poolers)."""
+    automatic preparation off, ``prepare_threshold=None``, for the sake of connection poolers).
+
+    A migration that changes the type of a column a prepared statement returns makes PostgreSQL refuse to
+    run that statement again ("cached plan must not change result type"), and nothing else would ever drop
+    it from a persistent connection. Outside a transaction the cursor drops the connection's prepared
+    statements (``DEALLOCATE ALL``, which psycopg follows) and runs the statement again, prepared afresh.
+    Inside one, the transaction is lost: the request gets the retryable 503 of the database being
+    unavailable (an ``OperationalError``), and the rollback drops the prepared statements for the retry."""
 
     def execute(
         self, query: Any, params: Any = None, *, prepare: bool | None = None, binary: Any = None
     ) -> Any:
-        return super().execute(query, params, prepare=True if prepare is None else prepare, binary=binary)
+        prepare = True if prepare is None else prepare
+        try:
+            return super().execute(query, params, prepare=prepare, binary=binary)
+        except psycopg.errors.FeatureNotSupported as exc:
+            if "cached plan must not change result type" not in str(exc):
+                raise
+            if self.connection.info.transaction_status != TransactionStatus.IDLE:
+                raise psycopg.OperationalError(
+                    "A schema change outdated this connection's prepared statements; retry."
+                ) from exc
+            super().execute("DEALLOCATE ALL", prepare=False)
+            return super().execute(query, params, prepare=prepare, binary=binary)
 
 
 class DatabaseWrapper(base.DatabaseWrapper):

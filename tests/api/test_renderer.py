@@ -1,6 +1,7 @@
 """The JSON renderer (critters_api/renderers.py) writes the same bytes as DRF's JSONRenderer: for the bodies
-the API really serves (a game played over the API: states, feeds, lobby, problems) and for the values
-DRF's encoder handles (datetimes, decimals, lazy strings, UUIDs, integer keys, separators U+2028/U+2029)."""
+the API really serves (a game played over the API: states, feeds, lobby, problems, compared with DRF's
+rendering of the data the view returned) and for the values DRF's encoder handles (datetimes, decimals, lazy
+strings, UUIDs, integer keys, separators U+2028/U+2029)."""
 
 from __future__ import annotations
 
@@ -73,4 +74,5 @@ def test_the_api_serves_the_bytes_drf_would(table: Table) -> None:
     ]
     for url in urls:
         response = api.get(url)
-        assert response.content == DRFS.render(json.loads(response.content)), url
+        assert response.content == DRFS.render(response.data), url  # the body as the view returned it
+        assert json.loads(response.content)

@@ -11,7 +11,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from django.db import connection
+from django.db import OperationalError, connection, transaction
 from django.test import Client
 from django.test.utils import override_settings
 
@@ -101,3 +101,38 @@ def test_preparing_can_be_turned_off() -> None:
                 assert cursor.fetchone() == (42,)
         assert prepared_statements() == []
     connection.close()
+
+
+def _alter_token_name_length(length: int) -> None:
+    """What a migration does, from another connection (as the migrate service would)."""
+    assert connection.connection is not None
+    with psycopg.connect(connection.connection.info.dsn, autocommit=True) as other:
+        other.execute(f"ALTER TABLE players_apitoken ALTER COLUMN name TYPE varchar({int(length)})")
+
+
+def test_statements_outdated_by_a_schema_change_are_prepared_again() -> None:
+    """A migration that changes a returned column's type makes PostgreSQL refuse the prepared statement
+    ("cached plan must not change result type"). Outside a transaction the statement is prepared again at
+    once; inside one, the transaction gets a retryable OperationalError (the API's 503) and the next
+    attempt works."""
+    player = Player.objects.create_user(username="schema", password=None)
+    token, _raw = ApiToken.issue(player, "tests")
+    sql = "SELECT name FROM players_apitoken WHERE id = %s"
+
+    def read() -> str:
+        with prepared_cursor(connection) as cursor:
+            cursor.execute(sql, [token.pk])
+            row = cursor.fetchone()
+        assert row is not None
+        return str(row[0])
+
+    assert read() == read() == "tests"  # prepared, then reused
+    try:
+        _alter_token_name_length(65)
+        assert read() == "tests"  # outside a transaction: prepared again, no error
+        _alter_token_name_length(64)
+        with pytest.raises(OperationalError), transaction.atomic():
+            read()
+        assert read() == "tests"
+    finally:
+        _alter_token_name_length(64)
