@@ -143,22 +143,18 @@ def expire(game_id: int, step_no: int) -> int:
     falling due together are applied in batches by the first tasks that wake, and the others find theirs
     applied. If its own game was not among those swept (another transaction held it), it is applied alone,
     waiting for the lock (:func:`services.game_expire`, a no-op if the holder applied it)."""
-    if not _pending(game_id, step_no, "deadline_at"):
-        return 0
-    report = sweep(timers=("deadline_at",))
-    if game_id in report.events or game_id in report.set_aside:
-        return report.events.get(game_id, 0)
+    swept = _sweep_if_pending(game_id, step_no, "deadline_at")
+    if swept is not None:
+        return swept
     return services.game_expire(game_id=game_id, step_no=step_no)
 
 
 def warn(game_id: int, step_no: int) -> int:
     """The ETA task for step ``step_no``'s deadline warning (a ``DeadlineNear`` event), as :func:`expire`:
     nothing when stale, else a sweep of every warning due; returns the events it appended to the game."""
-    if not _pending(game_id, step_no, "warn_at"):
-        return 0
-    report = sweep(timers=("warn_at",))
-    if game_id in report.events or game_id in report.set_aside:
-        return report.events.get(game_id, 0)
+    swept = _sweep_if_pending(game_id, step_no, "warn_at")
+    if swept is not None:
+        return swept
     with transaction.atomic():
         game = services.lock_running(game_id)
         if game is None or game.step_no != step_no:
@@ -168,10 +164,17 @@ def warn(game_id: int, step_no: int) -> int:
         return game.version - before
 
 
-def _pending(game_id: int, step_no: int, column: str) -> bool:
-    """Whether the game is running at step ``step_no`` with its ``column`` timer due (one indexed read)."""
+def _sweep_if_pending(game_id: int, step_no: int, column: str) -> int | None:
+    """What an ETA task does first. 0 if the game is not running at step ``step_no`` with its ``column``
+    timer due (one indexed read); else a sweep of every timer due on ``column``, and the events it appended
+    to this game, or ``None`` when the sweep did not reach this game (another transaction held it)."""
     due = {f"{column}__lte": timezone.now()}
-    return Game.objects.filter(pk=game_id, status=GameStatus.RUNNING, step_no=step_no, **due).exists()
+    if not Game.objects.filter(pk=game_id, status=GameStatus.RUNNING, step_no=step_no, **due).exists():
+        return 0
+    report = sweep(timers=(column,))
+    if game_id in report.events or game_id in report.set_aside:
+        return report.events.get(game_id, 0)
+    return None
 
 
 def _warn_locked(game: Game, now: datetime) -> None:

@@ -155,19 +155,18 @@ _EVENT_INSERT = "INSERT INTO {} ({}) VALUES ".format(  # noqa: S608 - names from
 _EVENT_ROW = "(" + ", ".join(["%s"] * len(_EVENT_FIELDS)) + ")"
 # How each column's value becomes a parameter. The event's values already have the columns' Python types
 # (ints, strings, an aware datetime), so Django's per-field preparation, a large share of the append's
-# Python time, is kept only for a field that needs it; plain JSON is wrapped for psycopg as Django would.
-_AS_IS, _JSONB, _DJANGO = 0, 1, 2
-_EVENT_PARAMS = [
-    (
-        f,
-        _JSONB
-        if isinstance(f, models.JSONField) and f.encoder is None
-        else _AS_IS
-        if isinstance(f, (models.IntegerField, models.CharField, models.DateTimeField, models.ForeignKey))
-        else _DJANGO,
-    )
-    for f in _EVENT_FIELDS
-]
+# Python time, is skipped: plain JSON is wrapped for psycopg as Django would, the rest is passed as is.
+
+
+def _is_json(f: Any) -> bool:
+    if isinstance(f, models.JSONField) and f.encoder is None:
+        return True
+    if isinstance(f, models.IntegerField | models.CharField | models.DateTimeField | models.ForeignKey):
+        return False
+    raise TypeError(f"games.store._write does not know how to pass Event.{f.name} ({type(f).__name__})")
+
+
+_EVENT_PARAMS = [(f.attname, _is_json(f)) for f in _EVENT_FIELDS]
 
 
 def _write(game: Game, rows: Sequence[Event], head: Mapping[str, Any]) -> None:
@@ -175,14 +174,9 @@ def _write(game: Game, rows: Sequence[Event], head: Mapping[str, Any]) -> None:
     data-modifying WITH runs exactly once, in the same snapshot and transaction as the UPDATE."""
     params: list[Any] = []
     for row in rows:
-        for f, kind in _EVENT_PARAMS:
-            value = getattr(row, f.attname)
-            if kind == _AS_IS or value is None:
-                params.append(value)
-            elif kind == _JSONB:
-                params.append(Jsonb(value))
-            else:
-                params.append(f.get_db_prep_save(value, connection))
+        for attname, is_json in _EVENT_PARAMS:
+            value = getattr(row, attname)
+            params.append(Jsonb(value) if is_json and value is not None else value)
     assignments = []
     for name, value in head.items():
         field = Game._meta.get_field(name)

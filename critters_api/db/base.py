@@ -105,7 +105,6 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
 
 def prepared_cursor(connection: Any) -> CursorWrapper:
-    """``connection.prepared_cursor()`` when the backend has it (it always does in this project; the
-    fallback keeps a plain Django backend working in a one-off script)."""
-    method = getattr(connection, "prepared_cursor", None)
-    return method() if method is not None else connection.cursor()
+    """``connection.prepared_cursor()``, typed (``django.db.connection`` is a proxy of this backend)."""
+    cursor: CursorWrapper = connection.prepared_cursor()
+    return cursor
