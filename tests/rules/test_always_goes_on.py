@@ -6,7 +6,10 @@ bundles settle at the target's reveal, before its card is carried out. Pure rule
 
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -310,3 +313,38 @@ def test_a_bundle_settles_before_the_targets_card_is_carried_out_r6_3() -> None:
     assert robbed.card in everything
     assert robbed.card in g.state.stashes[2]
     assert g.state.stashes[1] == frozenset(everything) - {robbed.card}
+
+
+OLD_LOGS = Path(__file__).resolve().parent / "data" / "logs-before-r7-6.json"
+
+
+def _digest(view: dict[str, Any]) -> str:
+    view = {k: v for k, v in view.items() if k != "pause_until"}  # the one key R7.6 added to the view
+    return hashlib.sha256(json.dumps(view, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+
+
+def test_logs_written_before_r7_6_fold_exactly_as_before() -> None:
+    """Old logs keep replaying (R7.6 changed what is decided, not what a fact means): two play-by-web games
+    (pauses by vote and by the creator, resumes, resignations, autopilot, a hand-over, extensions, warnings,
+    Payoffs) written by the engine before R7.6 (``data/make_logs_before_r7_6.py``, run on that code), read
+    and folded by this one: after every event the spectator's and seat 0's views are those the old engine
+    showed, and every event but ``GameStarted`` (whose options now spell out ``max_pause``) reads back to
+    the same JSON."""
+    stored = json.loads(OLD_LOGS.read_text(encoding="utf-8"))
+    assert len(stored["games"]) == 2
+    kinds: set[str] = set()
+    for game_log in stored["games"]:
+        state = RULESET.initial_state()
+        for data, (spectator, seat0) in zip(game_log["events"], game_log["views"], strict=True):
+            event = RULESET.event_from_json(data)
+            kinds.add(data["type"])
+            if data["type"] != "GameStarted":
+                assert RULESET.event_to_json(event) == data
+            state = RULESET.evolve(state, event)
+            assert (_digest(RULESET.view_for(state, None)), _digest(RULESET.view_for(state, 0))) == (
+                spectator,
+                seat0,
+            ), f"the view after {data} differs from the old engine's"
+        final = {k: v for k, v in RULESET.view_for(state, None).items() if k != "pause_until"}
+        assert final == game_log["final"]
+    assert {"GamePaused", "GameResumed", "PlayerResigned", "AutopilotEngaged", "SeatHandedOver"} <= kinds
