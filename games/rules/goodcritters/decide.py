@@ -403,7 +403,8 @@ def _next_boss(state: State, boss: int) -> int:
 
 def _first_no_voter(state: State, boss: int) -> int:
     """R4.3: the first player clockwise from the Boss, not counting the Boss, who revealed Vote No
-    (resigned players skipped, R7.4; if none is left, the next player clockwise)."""
+    (resigned players skipped, R7.4; if none is left, the next player clockwise who has not resigned, and
+    the Boss when there is none, R7.6)."""
     n = state.n
     for i in range(1, n):
         seat = (boss + i) % n
