@@ -281,9 +281,10 @@ def sweep(
         before = game.version
         due = game.deadline_at
         if report.outage and due is not None and report.outage[0] < due <= report.outage[1]:
-            _extend_for_outage(game, rs, state, clock())
+            state = _extend_for_outage(game, rs, state, clock())
+        if game.version != before:
             report.extended.append(game.pk)
-        else:
+        else:  # no outage, or nothing to extend (the end of a pause is not extended: R7.6, ruling 31)
             services.expire_locked(game, rs, state, clock())
             if game.version == before:  # nothing to apply (cannot happen while rows are in sync)
                 game.deadline_at = None
@@ -374,12 +375,14 @@ def _set_aside(game_id: int, column: str, now: datetime) -> None:
     Game.objects.filter(pk=game_id).update(**{column: now + timedelta(seconds=POISON_BACKOFF)})
 
 
-def _extend_for_outage(game: Game, rs: Ruleset[Any], state: Any, now: datetime) -> None:
+def _extend_for_outage(game: Game, rs: Ruleset[Any], state: Any, now: datetime) -> Any:
+    """Extend the step's deadline that fell due during the outage; the new state (the same when the rules
+    extend nothing: a paused game's timer is the end of its pause, which is applied, not extended)."""
     waiting = rs.waiting(state)
     assert waiting is not None
     step_seconds = rs.step_seconds(state) or settings.DEADLINE_OUTAGE_GRACE
     seconds = max(1, min(settings.DEADLINE_OUTAGE_GRACE, step_seconds))
-    services.system_command(
+    return services.system_command(
         game,
         rs,
         state,

@@ -12,7 +12,7 @@ from . import commands as cmd
 from . import serde
 from .bots import bot_command
 from .cards import MAX_PLAYERS, MIN_PLAYERS
-from .decide import decide, step, warn_time
+from .decide import decide, pause_end, step, warn_time
 from .errors import fail
 from .events import Event as GCEvent
 from .evolve import _HANDLERS
@@ -43,7 +43,9 @@ class GoodCritters:
     """The GoodCritters ruleset (RULES.md)."""
 
     slug: str = "goodcritters"
-    version: str = "2"  # 2: absent players, pause, warnings (new state fields)
+    # 2: absent players, pause, warnings (new state fields); 3: the longest pause (R7.6, option max_pause),
+    # the Boss stays when every player has resigned
+    version: str = "3"
     autopilot_player_commands: tuple[str, ...] = (
         cmd.TakeBackSeat.TYPE,
         cmd.SendMessage.TYPE,
@@ -169,8 +171,11 @@ class GoodCritters:
             )
         else:
             return None
-        # while paused, no deadline runs
-        due = datetime.fromisoformat(state.due_at) if state.due_at and state.paused_at is None else None
+        # while paused no deadline runs: the game's next timer is the end of the pause (R7.6)
+        if state.paused_at is not None:
+            due = pause_end(state)
+        else:
+            due = datetime.fromisoformat(state.due_at) if state.due_at else None
         return Waiting(step_no=state.step_no, step=state.phase, seats=seats, due_at=due)
 
     def legal_commands(self, state: State, seat: Seat) -> list[str]:
