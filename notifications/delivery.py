@@ -315,7 +315,7 @@ def _probe_candidate(endpoint: WebhookEndpoint, now: datetime) -> Delivery | Non
     return (
         Delivery.objects.select_for_update(skip_locked=True)
         .filter(endpoint=endpoint, status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
-        .order_by("attempts", "created_at", "seq")
+        .order_by("attempts", "created_at", "seq", "pk")
         .first()
     )
 
@@ -469,7 +469,7 @@ def due_for_endpoint(endpoint_id: int, now: datetime, limit: int = 500) -> list[
         Delivery.objects.filter(
             endpoint_id=endpoint_id, status=DeliveryStatus.PENDING, next_attempt_at__lte=now
         )
-        .order_by("created_at", "seq")
+        .order_by("created_at", "seq", "pk")
         .values_list("pk", flat=True)[:limit]
     )
 
@@ -482,7 +482,7 @@ def due_deliveries(limit: int = 500) -> list[str]:
         Delivery.objects.filter(
             status=DeliveryStatus.PENDING, next_attempt_at__lte=now, endpoint__failing_since__isnull=True
         )
-        .order_by("created_at", "seq")
+        .order_by("created_at", "seq", "pk")
         .values_list("pk", flat=True)[:limit]
     )
     probes = list(
@@ -492,7 +492,7 @@ def due_deliveries(limit: int = 500) -> list[str]:
             endpoint__failing_since__isnull=False,
             endpoint__retry_at__lte=now,
         )
-        .order_by("endpoint_id", "attempts", "created_at", "seq")
+        .order_by("endpoint_id", "attempts", "created_at", "seq", "pk")
         .distinct("endpoint_id")
         .values_list("pk", flat=True)[:limit]
     )
