@@ -406,13 +406,23 @@ def _record(
                     transaction.on_commit(lambda: _enqueue(released))
             return None
         reason = result.error or f"HTTP {result.status_code}"
+        if endpoint.failing_since is None or _stale(endpoint, started):
+            endpoint.failing_since = started
+            endpoint.consecutive_failures = 0
         endpoint.consecutive_failures += 1
         endpoint.last_failure = reason[:300]
-        if endpoint.failing_since is None:
-            endpoint.failing_since = started
+        endpoint.last_failure_at = now
         failing_for = (now - endpoint.failing_since).total_seconds()
         endpoint.retry_at = now + timedelta(seconds=endpoint_hold_seconds(failing_for))
-        endpoint.save(update_fields=["consecutive_failures", "last_failure", "failing_since", "retry_at"])
+        endpoint.save(
+            update_fields=[
+                "consecutive_failures",
+                "last_failure",
+                "last_failure_at",
+                "failing_since",
+                "retry_at",
+            ]
+        )
         if endpoint.enabled and failing_for >= settings.WEBHOOK_DISABLE_AFTER_SECONDS:
             disable_endpoint(
                 endpoint,
@@ -431,6 +441,16 @@ def _record(
         asked_at = delivery.next_attempt_at if asked_id == sent_id and delivery.status == "pending" else None
         wake = max(endpoint.retry_at, asked_at) if asked_at is not None else endpoint.retry_at
         return max(0.0, (wake - now).total_seconds())
+
+
+def _stale(endpoint: WebhookEndpoint, started: datetime) -> bool:
+    """Whether the endpoint's run of failures is stale: nothing was tried for longer than two of the
+    longest holds (nothing was pending), so this failure starts a new run. "Failing continuously" means
+    failed attempts no further apart than that, not one failure days after another."""
+    if endpoint.last_failure_at is None:
+        return True
+    gap = (started - endpoint.last_failure_at).total_seconds()
+    return gap > 2 * float(settings.WEBHOOK_RETRY_MAX_SECONDS)
 
 
 def _duration(seconds: float) -> str:

@@ -59,6 +59,7 @@ class WebhookEndpoint(models.Model):
         "other deliveries are held, not attempted).",
     )
     last_failure = models.CharField(max_length=300, blank=True, default="")
+    last_failure_at = models.DateTimeField(null=True, blank=True)
     disabled_at = models.DateTimeField(null=True, blank=True)
     disabled_reason = models.CharField(max_length=300, blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now)

@@ -57,6 +57,7 @@ class WebhookOutput(serializers.Serializer):
         "once when it succeeds).",
     )
     last_failure = serializers.CharField(help_text="The last failed attempt's HTTP status or error.")
+    last_failure_at = serializers.DateTimeField(allow_null=True, help_text="When the last attempt failed.")
     disabled_at = serializers.DateTimeField(allow_null=True)
     disabled_reason = serializers.CharField(help_text="Why it was disabled (empty while enabled).")
     created_at = serializers.DateTimeField()

@@ -8,6 +8,7 @@ endpoint fails, the others are held (one attempt per retry, not one per queued m
 from __future__ import annotations
 
 import time
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -201,3 +202,41 @@ def test_an_endpoint_that_keeps_failing_is_disabled_with_a_notice_after_the_wind
     assert r.status_code == 200
     assert r.json()["failing_since"] is None
     assert r.json()["consecutive_failures"] == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("last_failure_hours_ago", "disabled"),
+    [(3.0, True), (13.0, False)],
+    ids=["probes-kept-failing", "idle-gap-starts-a-new-run"],
+)
+def test_failing_continuously_means_failed_attempts_without_long_gaps(
+    last_failure_hours_ago: float, disabled: bool
+) -> None:
+    """An endpoint whose run of failures began 6 days ago (past the 5-day window): a failed attempt
+    disables it when its attempts kept failing (the last one 3 h ago), but not when nothing was tried for
+    longer than two of the longest holds (12 h): that failure starts a new run. Days passing are stood for
+    by the endpoint's recorded times."""
+    apis = [make_api() for _ in range(4)]
+    with receiver(always_fail=True) as rec:
+        hook = register(apis[0], rec.url, ["game.started"])
+        now = timezone.now()
+        WebhookEndpoint.objects.filter(pk=hook["id"]).update(
+            failing_since=now - timedelta(days=6),
+            last_failure_at=now - timedelta(hours=last_failure_hours_ago),
+            retry_at=now - timedelta(seconds=1),
+            consecutive_failures=40,
+        )
+        game_id = new_game(apis)
+        (pending,) = Delivery.objects.filter(game_id=game_id)
+        delivery_service.attempt_delivery(pending.pk)
+        assert len(rec.requests) == 1
+    ep = apis[0].get(f"/api/v1/me/webhooks/{hook['id']}").json()
+    assert ep["enabled"] is not disabled, ep
+    if disabled:
+        assert "every attempt failed for 6.0 days" in ep["disabled_reason"]
+        assert "41 failed attempts" in ep["disabled_reason"]
+    else:
+        assert ep["consecutive_failures"] == 1
+        since = datetime.fromisoformat(ep["failing_since"].replace("Z", "+00:00"))
+        assert since >= now - timedelta(seconds=1)  # a new run, begun by this failure
