@@ -378,9 +378,7 @@ def _record(
     with transaction.atomic():
         endpoint = _lock_endpoint(endpoint_id)
         delivery = Delivery.objects.select_for_update().filter(pk=sent_id).first()
-        if (
-            endpoint is None or delivery is None
-        ):  # the endpoint was deleted meanwhile (its deliveries with it)
+        if endpoint is None or delivery is None:  # the endpoint was deleted meanwhile, deliveries with it
             return None
         DeliveryAttempt.objects.create(
             delivery=delivery,
@@ -437,9 +435,10 @@ def _record(
         else:
             delivery.next_attempt_at = now + timedelta(seconds=backoff_seconds(delivery.attempts))
             delivery.save(update_fields=["next_attempt_at"])
-        # whichever delivery this task was for, the endpoint's next chance is its retry_at
-        asked_at = delivery.next_attempt_at if asked_id == sent_id and delivery.status == "pending" else None
-        wake = max(endpoint.retry_at, asked_at) if asked_at is not None else endpoint.retry_at
+        if asked_id == sent_id and delivery.status != DeliveryStatus.PENDING:
+            return None  # this task's delivery gave up
+        # this task's delivery is due again at its own time, and not before the endpoint's next chance
+        wake = max(endpoint.retry_at, delivery.next_attempt_at) if asked_id == sent_id else endpoint.retry_at
         return max(0.0, (wake - now).total_seconds())
 
 
