@@ -218,10 +218,9 @@ class WebhookDetailView(APIView):
         operation_id="me_webhooks_update",
         summary="Change a webhook endpoint",
         description="Change the URL, the types or the description; `enabled: true` re-enables an endpoint "
-        "that was disabled after failing (its failure record starts over, as it does with a new `url`: "
-        "held deliveries are sent at once; deliveries cancelled when it was disabled are not re-sent: "
-        "read the game's "
-        "event feed to catch up), `enabled: false` pauses it.",
+        "that was disabled after failing (deliveries cancelled meanwhile are not re-sent: read the game's "
+        "event feed to catch up), `enabled: false` pauses it. Re-enabling or a new `url` starts the "
+        "endpoint's failure record over (`failing_since`), and deliveries held while it failed go at once.",
         parameters=[WEBHOOK_ID],
         request=WebhookUpdateInput,
         responses={200: WebhookOutput},
@@ -241,7 +240,7 @@ class WebhookDetailView(APIView):
         with transaction.atomic():
             ep = _get_endpoint(request, webhook_id)
             ep = WebhookEndpoint.objects.select_for_update().get(pk=ep.pk)
-            new_url = "url" in v and v["url"] != ep.url
+            fresh_start = "url" in v and v["url"] != ep.url
             for name in ("url", "events", "description"):
                 if name in v:
                     setattr(ep, name, v[name])
@@ -249,18 +248,18 @@ class WebhookDetailView(APIView):
                 if v["enabled"] and not ep.enabled:
                     ep.disabled_at = None
                     ep.disabled_reason = ""
-                    new_url = True  # its failure record starts over
+                    fresh_start = True  # its failure record starts over
                 elif not v["enabled"] and ep.enabled:
                     ep.disabled_at = timezone.now()
                     ep.disabled_reason = "Paused by its owner."
                 ep.enabled = v["enabled"]
-            if new_url:  # another receiver (or a fresh start): what was held is tried at once
+            if fresh_start:  # another receiver, or re-enabled: what was held is tried at once
                 ep.consecutive_failures = 0
                 ep.failing_since = None
                 ep.retry_at = None
             ep.updated_at = timezone.now()
             ep.save()
-            if new_url and ep.enabled:
+            if fresh_start and ep.enabled:
                 released = due_for_endpoint(ep.pk, timezone.now())
                 if released:
                     transaction.on_commit(lambda: enqueue(released))
@@ -276,10 +275,10 @@ class WebhookDetailView(APIView):
         tags=["notifications"],
     )
     def delete(self, request: Request, webhook_id: int) -> Response:
+        ep = _get_endpoint(request, webhook_id)
         with transaction.atomic():
             # the endpoint row first, as a delivery attempt locks it (then its deliveries): one lock order
-            ep = WebhookEndpoint.objects.select_for_update().filter(pk=_get_endpoint(request, webhook_id).pk)
-            ep.first()
+            WebhookEndpoint.objects.select_for_update().filter(pk=ep.pk).first()
             ep.delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
 
