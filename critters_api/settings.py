@@ -237,10 +237,11 @@ STREAM_CHANNEL_PREFIX: str = env.str(
     "STREAM_CHANNEL_PREFIX", default=env.str("CACHE_KEY_PREFIX", default="critters")
 )  # Redis channels
 WEBHOOK_TIMEOUT_SECONDS: float = env.float("WEBHOOK_TIMEOUT_SECONDS", default=10.0)
-WEBHOOK_MAX_ATTEMPTS: int = env.int("WEBHOOK_MAX_ATTEMPTS", default=8)  # per delivery
+WEBHOOK_MAX_ATTEMPTS: int = env.int("WEBHOOK_MAX_ATTEMPTS", default=12)  # per delivery (~14.5 h of retries)
 WEBHOOK_RETRY_BASE_SECONDS: float = env.float("WEBHOOK_RETRY_BASE_SECONDS", default=30.0)  # doubles per try
 WEBHOOK_RETRY_MAX_SECONDS: float = env.float("WEBHOOK_RETRY_MAX_SECONDS", default=6 * 3600.0)
-WEBHOOK_DISABLE_AFTER_FAILURES: int = env.int("WEBHOOK_DISABLE_AFTER_FAILURES", default=20)  # in a row
+# an endpoint is disabled once every attempt to it failed for this long (a burst of failures is not enough)
+WEBHOOK_DISABLE_AFTER_SECONDS: float = env.float("WEBHOOK_DISABLE_AFTER_SECONDS", default=5 * 86400.0)
 # SSRF guard: destinations in private/loopback/link-local/reserved ranges are refused unless listed here
 WEBHOOK_ALLOWED_NETWORKS: list[str] = env.list("WEBHOOK_ALLOWED_NETWORKS", default=[])
 WEBHOOK_SWEEP_SECONDS: float = env.float("WEBHOOK_SWEEP_SECONDS", default=10.0)  # re-enqueue due deliveries

@@ -21,8 +21,9 @@ from games.models import Game, GameStatus, Seat
 from games.services import etag_matches, load_state, ruleset_for
 from players.models import Player
 
-from .delivery import validate_url
+from .delivery import due_for_endpoint, validate_url
 from .models import Delivery, WebhookEndpoint
+from .outbox import enqueue
 from .serializers import (
     DeliveryOutput,
     InboxOutput,
@@ -46,6 +47,10 @@ _WEBHOOK = {
     "events": ["game.deadline_near", "game.your_turn"],
     "enabled": True,
     "consecutive_failures": 0,
+    "failing_since": None,
+    "retry_at": None,
+    "last_failure": "",
+    "last_failure_at": None,
     "disabled_at": None,
     "disabled_reason": "",
     "created_at": "2026-11-23T12:00:00Z",
@@ -111,6 +116,10 @@ def _endpoint_json(ep: WebhookEndpoint) -> dict[str, Any]:
         "events": list(ep.events),
         "enabled": ep.enabled,
         "consecutive_failures": ep.consecutive_failures,
+        "failing_since": ep.failing_since,
+        "retry_at": ep.retry_at if ep.enabled else None,
+        "last_failure": ep.last_failure,
+        "last_failure_at": ep.last_failure_at,
         "disabled_at": ep.disabled_at,
         "disabled_reason": ep.disabled_reason,
         "created_at": ep.created_at,
@@ -210,7 +219,8 @@ class WebhookDetailView(APIView):
         summary="Change a webhook endpoint",
         description="Change the URL, the types or the description; `enabled: true` re-enables an endpoint "
         "that was disabled after failing (deliveries cancelled meanwhile are not re-sent: read the game's "
-        "event feed to catch up), `enabled: false` pauses it.",
+        "event feed to catch up), `enabled: false` pauses it. Re-enabling or a new `url` starts the "
+        "endpoint's failure record over (`failing_since`), and deliveries held while it failed go at once.",
         parameters=[WEBHOOK_ID],
         request=WebhookUpdateInput,
         responses={200: WebhookOutput},
@@ -226,23 +236,33 @@ class WebhookDetailView(APIView):
         v = data.validated_data
         if "url" in v:
             validate_url(v["url"])
+        released: list[str] = []
         with transaction.atomic():
             ep = _get_endpoint(request, webhook_id)
             ep = WebhookEndpoint.objects.select_for_update().get(pk=ep.pk)
+            fresh_start = "url" in v and v["url"] != ep.url
             for name in ("url", "events", "description"):
                 if name in v:
                     setattr(ep, name, v[name])
             if "enabled" in v:
                 if v["enabled"] and not ep.enabled:
-                    ep.consecutive_failures = 0
                     ep.disabled_at = None
                     ep.disabled_reason = ""
+                    fresh_start = True  # its failure record starts over
                 elif not v["enabled"] and ep.enabled:
                     ep.disabled_at = timezone.now()
                     ep.disabled_reason = "Paused by its owner."
                 ep.enabled = v["enabled"]
+            if fresh_start:  # another receiver, or re-enabled: what was held is tried at once
+                ep.consecutive_failures = 0
+                ep.failing_since = None
+                ep.retry_at = None
             ep.updated_at = timezone.now()
             ep.save()
+            if fresh_start and ep.enabled:
+                released = due_for_endpoint(ep.pk, timezone.now())
+                if released:
+                    transaction.on_commit(lambda: enqueue(released))
         return Response(WebhookOutput(_endpoint_json(ep)).data)
 
     @extend_schema(
@@ -255,7 +275,11 @@ class WebhookDetailView(APIView):
         tags=["notifications"],
     )
     def delete(self, request: Request, webhook_id: int) -> Response:
-        _get_endpoint(request, webhook_id).delete()
+        ep = _get_endpoint(request, webhook_id)
+        with transaction.atomic():
+            # the endpoint row first, as a delivery attempt locks it (then its deliveries): one lock order
+            WebhookEndpoint.objects.select_for_update().filter(pk=ep.pk).first()
+            ep.delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
