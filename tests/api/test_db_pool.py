@@ -1,0 +1,154 @@
+"""The connection pool of the production settings (``DB_POOL_MAX_SIZE``, critters_api/db/base.py), in
+process over Django's test client: a request borrows a pooled connection and gives it back; the request
+path's prepared statements survive on it; borrowing costs no round trip; a connection given back in a failed
+transaction comes back clean; and a request that finds every connection busy gets the documented 503
+``database_unavailable`` with ``Retry-After`` (issue 13, item 4).
+
+The test suite runs without a pool (critters_api/settings_test.py); these tests switch one on for their own
+duration, as the production settings do (CONN_MAX_AGE 0)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from django.db import connection
+from django.test import Client
+
+from players.models import ApiToken, Player
+from tests.conftest import assert_problem
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TOKEN_LOOKUP = "FROM players_apitoken t JOIN"
+
+
+@pytest.fixture
+def pool() -> Iterator[Any]:
+    """A pool of at most one connection, so that every request gets the same one back."""
+    connection.close()
+    options = connection.settings_dict["OPTIONS"]
+    assert connection.settings_dict["CONN_MAX_AGE"] == 0
+    options["pool"] = {"min_size": 1, "max_size": 1, "timeout": 0.5, "name": "test"}
+    try:
+        yield connection.pool
+    finally:
+        connection.close()
+        connection.close_pool()
+        options.pop("pool", None)
+
+
+@pytest.fixture
+def token() -> str:
+    player = Player.objects.create_user(username=f"pooled{id(object())}", password=None)
+    _token, raw = ApiToken.issue(player, "tests")
+    connection.close()
+    return raw
+
+
+def me(client: Client, token: str) -> Any:
+    return client.get("/api/v1/me", headers={"Authorization": f"Bearer {token}"})
+
+
+def backend() -> tuple[int, dict[str, Any]]:
+    """This thread's connection's server process, and when each of its prepared statements was prepared."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        row = cursor.fetchone()
+        assert row is not None
+        cursor.execute("SELECT statement, prepare_time FROM pg_prepared_statements")
+        prepared = dict(cursor.fetchall())
+    return row[0], prepared
+
+
+def test_prepared_statements_live_on_in_the_pool(pool: Any, token: str) -> None:
+    client = Client()
+    seen = []
+    for _ in range(3):
+        assert me(client, token).status_code == 200
+        pid, prepared = backend()
+        lookups = {s: t for s, t in prepared.items() if TOKEN_LOOKUP in s}
+        assert len(lookups) == 1
+        seen.append((pid, next(iter(lookups.values()))))
+        connection.close()  # what the end of a request does: the connection goes back to the pool
+        assert connection.connection is None
+    assert len(set(seen)) == 1, seen  # the same server process, the statement prepared only once
+    assert pool.get_stats()["pool_max"] == 1
+
+
+def test_borrowing_a_pooled_connection_costs_no_round_trip(
+    pool: Any, token: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Django's own pool would ask every borrowed connection an empty query first."""
+    client = Client()
+    assert me(client, token).status_code == 200
+    connection.close()
+    executed: list[str] = []
+    original = psycopg.Connection.execute
+
+    def execute(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        executed.append(str(query))
+        return original(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Connection, "execute", execute)
+    connection.ensure_connection()
+    assert executed == []
+    monkeypatch.undo()
+    assert me(client, token).status_code == 200
+
+
+def test_a_connection_the_server_ended_is_not_handed_out(pool: Any, token: str) -> None:
+    client = Client()
+    assert me(client, token).status_code == 200
+    pid, _prepared = backend()
+    dsn = connection.connection.info.dsn
+    connection.close()
+    with psycopg.connect(dsn, autocommit=True) as other:
+        other.execute("SELECT pg_terminate_backend(%s)", [pid])
+    assert me(client, token).status_code == 200
+    new_pid, _prepared = backend()
+    assert new_pid != pid
+
+
+def test_a_connection_given_back_in_a_failed_transaction_comes_back_clean(pool: Any, token: str) -> None:
+    client = Client()
+    assert me(client, token).status_code == 200
+    pid, _prepared = backend()
+    # a request that dies inside a transaction after an error, and whose connection goes back as it is
+    connection.set_autocommit(False)
+    with pytest.raises(Exception, match="division by zero"), connection.cursor() as cursor:
+        cursor.execute("SET statement_timeout = 12345")
+        cursor.execute("SELECT 1 / 0")
+    assert connection.connection.info.transaction_status == psycopg.pq.TransactionStatus.INERROR
+    connection.close()
+    connection.autocommit = True  # Django's bookkeeping of the wrapper (the pool's connection is reset)
+    r = me(client, token)
+    assert r.status_code == 200, r.content
+    new_pid, prepared = backend()
+    assert new_pid == pid  # the same connection, rolled back by the pool
+    assert connection.connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('statement_timeout')")
+        assert cursor.fetchone() == ("0",)
+    assert any(TOKEN_LOOKUP in s for s in prepared)  # prepared again after the rollback dropped it
+    for _ in range(2):
+        assert me(client, token).status_code == 200
+
+
+def test_a_request_that_finds_every_connection_busy_gets_a_503(pool: Any, token: str) -> None:
+    client = Client()
+    held = pool.getconn()  # the pool's only connection, busy elsewhere
+    try:
+        r = me(client, token)
+        body = assert_problem(r, 503, "database_unavailable")
+        assert r["Retry-After"] == "2"
+        assert body["detail"] == "The database is not available; retry shortly."
+        connection.close()
+        health = client.get("/healthz")
+        assert_problem(health, 503, "database_unavailable")
+    finally:
+        pool.putconn(held)
+    connection.close()
+    assert me(client, token).status_code == 200
