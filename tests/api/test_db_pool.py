@@ -32,11 +32,12 @@ def pool() -> Iterator[Any]:
     options = connection.settings_dict["OPTIONS"]
     assert connection.settings_dict["CONN_MAX_AGE"] == 0
     options["pool"] = {"min_size": 1, "max_size": 1, "timeout": 0.5, "name": "test"}
+    wrapper: Any = connection  # the PostgreSQL backend's wrapper (pool, close_pool)
     try:
-        yield connection.pool
+        yield wrapper.pool
     finally:
-        connection.close()
-        connection.close_pool()
+        wrapper.close()
+        wrapper.close_pool()
         options.pop("pool", None)
 
 
@@ -118,9 +119,10 @@ def test_a_connection_given_back_in_a_failed_transaction_comes_back_clean(pool: 
     pid, _prepared = backend()
     # a request that dies inside a transaction after an error, and whose connection goes back as it is
     connection.set_autocommit(False)
-    with pytest.raises(Exception, match="division by zero"), connection.cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute("SET statement_timeout = 12345")
-        cursor.execute("SELECT 1 / 0")
+        with pytest.raises(Exception, match="division by zero"):
+            cursor.execute("SELECT 1 / 0")
     assert connection.connection.info.transaction_status == psycopg.pq.TransactionStatus.INERROR
     connection.close()
     connection.autocommit = True  # Django's bookkeeping of the wrapper (the pool's connection is reset)
