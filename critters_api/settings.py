@@ -86,13 +86,16 @@ DATABASES = {"default": env.db("DATABASE_URL", default="postgres://postgres@127.
 # A pool of connections per process (psycopg_pool, Django's built-in ``OPTIONS["pool"]``): a request or task
 # borrows one for its life and gives it back. Under ASGI every request runs on its own executor thread, so
 # persistent connections per thread (CONN_MAX_AGE) piled up until PostgreSQL refused clients; a pool bounds
-# them: at most DB_POOL_MAX_SIZE per process. Size it so that (web + stream processes) x DB_POOL_MAX_SIZE
-# + Celery worker processes x DB_POOL_MIN_SIZE stays under PostgreSQL's max_connections (100 by default).
+# them: at most DB_POOL_MAX_SIZE per process. Connections are opened on demand (DB_POOL_MIN_SIZE kept open
+# always; 0: none) and closed after 10 minutes idle. A Celery worker process runs one task at a time: it
+# uses one connection (at its first use, one more than DB_POOL_MIN_SIZE may open at once). Size it so that
+# (web + stream processes) x DB_POOL_MAX_SIZE + Celery worker processes x (DB_POOL_MIN_SIZE + 1) stays under
+# PostgreSQL's max_connections (100 by default, a few reserved for superusers).
 # A request that waits DB_POOL_TIMEOUT seconds for a free connection gets the 503 database_unavailable
 # (Retry-After). DB_POOL_MAX_SIZE=0: no pool, one persistent connection per thread (CONN_MAX_AGE), for WSGI
 # servers with a fixed number of threads.
 DB_POOL_MAX_SIZE: int = env.int("DB_POOL_MAX_SIZE", default=10)
-DB_POOL_MIN_SIZE: int = min(env.int("DB_POOL_MIN_SIZE", default=1), max(DB_POOL_MAX_SIZE, 0))
+DB_POOL_MIN_SIZE: int = min(env.int("DB_POOL_MIN_SIZE", default=0), max(DB_POOL_MAX_SIZE, 0))
 DB_POOL_TIMEOUT: float = env.float("DB_POOL_TIMEOUT", default=5.0)
 if DB_POOL_MAX_SIZE > 0:
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections (Django requires 0)

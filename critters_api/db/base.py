@@ -173,3 +173,11 @@ def release_idle_connection(connection: Any) -> None:
     a transaction only. Without a pool, nothing: the thread keeps its persistent connection."""
     if connection.pool is not None and connection.connection is not None and not connection.in_atomic_block:
         connection.close()
+
+
+def forget_inherited_pools() -> None:
+    """In a process just forked from one that may have made a pool (a Celery prefork child): drop the
+    inherited pool objects without closing them (their connections and threads belong to the parent); this
+    process makes its own pool at its first query."""
+    pools: dict[str, Any] = base.DatabaseWrapper._connection_pools  # type: ignore[attr-defined]
+    pools.clear()

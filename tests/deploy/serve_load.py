@@ -6,6 +6,8 @@ figures). Importable without Django.
 The **topology** is started with the PRODUCTION settings (``critters_api.settings``: the connection pool
 with its defaults, DEBUG off) on a scratch database of its own:
 
+- ``script``: ``scripts/serve`` itself, the README's serve command (``PORT``, ``WEB_CONCURRENCY`` =
+  ``--workers``; its Celery worker with embedded beat, concurrency 2);
 - ``serve``: the web command line of ``scripts/serve`` (gunicorn with uvicorn workers, ASGI, ``--workers``
   processes, ``--forwarded-allow-ips ''``), and a Celery worker (prefork, ``--concurrency``) as it runs there;
 - ``image``: the image's command (Dockerfile: gunicorn WSGI, ``WEB_WORKERS`` x ``WEB_THREADS`` gthread
@@ -16,7 +18,7 @@ one asyncio process: ``bench/loadgen.py``'s raw HTTP/1.1 client), each in a loop
 /api/v1/me``, ``GET /games/{id}/state``, ``POST /games/{id}/commands/send-message`` (a command: lock, fold,
 decide, append). Meanwhile a sampler counts the backends of the scratch database in ``pg_stat_activity``
 every 20 ms: the most at once is ``max_connections_used``, beside the bound the settings promise
-(processes x ``DB_POOL_MAX_SIZE`` + Celery processes x ``DB_POOL_MIN_SIZE``).
+(processes x ``DB_POOL_MAX_SIZE`` + Celery processes x (``DB_POOL_MIN_SIZE`` + 1)).
 """
 
 from __future__ import annotations
@@ -93,13 +95,15 @@ def make_tokens(url: str, n: int) -> list[str]:
 
 @dataclass
 class Topology:
-    kind: str = "serve"  # "serve" (scripts/serve) or "image" (the Dockerfile's command)
+    kind: str = "serve"  # "script" (scripts/serve), "serve" (its web command line) or "image" (Dockerfile)
     workers: int = 2  # web processes (serve: WEB_CONCURRENCY's default; image: WEB_WORKERS')
     threads: int = 8  # image only: WEB_THREADS
     celery_concurrency: int = 2  # scripts/serve's
     env: dict[str, str] = field(default_factory=dict)  # extra environment (e.g. DB_POOL_MAX_SIZE)
 
     def web_command(self, port: int) -> list[str]:
+        if self.kind == "script":
+            return [str(REPO_ROOT / "scripts" / "serve")]
         if self.kind == "serve":  # scripts/serve's web command line
             return [
                 str(BIN / "gunicorn"),
@@ -136,8 +140,8 @@ class Topology:
     def connection_bound(self) -> int:
         """What the settings promise: every web process's pool full, every Celery process's kept ones."""
         pool_max = self.setting("DB_POOL_MAX_SIZE", 10)
-        pool_min = self.setting("DB_POOL_MIN_SIZE", 1)
-        return self.workers * pool_max + self.celery_concurrency * max(pool_min, 1)
+        pool_min = self.setting("DB_POOL_MIN_SIZE", 0)
+        return self.workers * pool_max + self.celery_concurrency * (pool_min + 1)
 
 
 @contextmanager
@@ -157,27 +161,32 @@ def running(topology: Topology, database_url: str, redis_url: str, workdir: Path
         # one client is as fast as it can go: the per-token limit (1200/min) is not what is measured
         "THROTTLE_USER_RATE": "10000000/min",
         "LOG_LEVEL": "WARNING",
+        "PORT": str(port),
+        "WEB_CONCURRENCY": str(topology.workers),
         **topology.env,
     }
+    if topology.kind == "script":
+        topology.celery_concurrency = 2  # what scripts/serve runs
     web = ManagedProcess("the web server", workdir / f"web-{port}.log")
     worker = ManagedProcess("the celery worker", workdir / f"celery-{port}.log")
     try:
         web.start(topology.web_command(port), env=env)
-        worker.start(
-            [
-                str(BIN / "celery"),
-                "-A",
-                "critters_api",
-                "worker",
-                "--loglevel=WARNING",
-                f"--concurrency={topology.celery_concurrency}",
-                "-n",
-                f"load-{port}@%h",
-            ],
-            env=env,
-        )
+        if topology.kind != "script":  # scripts/serve starts its own
+            worker.start(
+                [
+                    str(BIN / "celery"),
+                    "-A",
+                    "critters_api",
+                    "worker",
+                    "--loglevel=WARNING",
+                    f"--concurrency={topology.celery_concurrency}",
+                    "-n",
+                    f"load-{port}@%h",
+                ],
+                env=env,
+            )
         base = f"http://127.0.0.1:{port}"
-        web.wait_until(lambda: http_ok(f"{base}/healthz"), timeout=60)
+        web.wait_until(lambda: http_ok(f"{base}/healthz"), timeout=120)
         yield base
     finally:
         web.stop()

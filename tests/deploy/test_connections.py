@@ -1,14 +1,15 @@
 """Enough connections (issue 13, item 4): the service as deployed, with its production settings, serves 64
 concurrent clients with no 5xx and a bounded number of database connections.
 
-Two topologies (``tests/deploy/serve_load.py``): ``scripts/serve``'s web command line (gunicorn with uvicorn
-workers, ASGI: each request runs on its own executor thread, where persistent connections per thread piled
-up until PostgreSQL refused clients), and the image's (gunicorn gthread, WSGI), each with a Celery worker as
-it runs beside them. A scratch database on the test PostgreSQL server; a few seconds of load each. The
-number of backends of that database never exceeds what the settings promise (web processes x
-``DB_POOL_MAX_SIZE`` + Celery processes x ``DB_POOL_MIN_SIZE``), well under PostgreSQL's ``max_connections``.
+Two topologies (``tests/deploy/serve_load.py``): ``scripts/serve`` itself, the README's serve command
+(gunicorn with uvicorn workers, ASGI: each request runs on its own executor thread, where persistent
+connections per thread piled up until PostgreSQL refused clients; its Celery worker and beat), and the
+image's command (gunicorn gthread, WSGI) with a Celery worker as docker-compose.yml runs one beside it. A
+scratch database on the test PostgreSQL server; a few seconds of load each. The number of backends of that
+database never exceeds what the settings promise (web processes x ``DB_POOL_MAX_SIZE`` + Celery processes
+x (``DB_POOL_MIN_SIZE`` + 1)), well under PostgreSQL's ``max_connections``.
 
-The same topology also shows that the web server does not take the peer address from ``X-Forwarded-For``
+``scripts/serve`` also shows that the web server does not take the peer address from ``X-Forwarded-For``
 (uvicorn would, for a loopback peer, unless ``--forwarded-allow-ips`` is empty): the login limit holds.
 """
 
@@ -68,7 +69,7 @@ def max_connections(server: str) -> int:
 @pytest.mark.parametrize(
     "topology",
     [
-        pytest.param(Topology(kind="serve", workers=2), id="serve-asgi"),
+        pytest.param(Topology(kind="script", workers=2), id="scripts-serve-asgi"),
         pytest.param(Topology(kind="image", workers=3, threads=8), id="image-wsgi"),
     ],
 )
@@ -94,7 +95,7 @@ def test_the_serve_topology_keys_the_login_limit_on_the_peer(
     scratch: tuple[str, str, str, list[str]], tmp_path: Path
 ) -> None:
     _server, _dbname, url, _tokens = scratch
-    topology = Topology(kind="serve", workers=1, env={"THROTTLE_ANON_RATE": "5/min"})
+    topology = Topology(kind="script", workers=1, env={"THROTTLE_ANON_RATE": "5/min"})
     with running(topology, url, redis_url(), tmp_path) as base:
         statuses = []
         for n in range(8):
