@@ -9,6 +9,7 @@ duration, as the production settings do (CONN_MAX_AGE 0)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -108,6 +109,10 @@ def test_a_connection_the_server_ended_is_not_handed_out(pool: Any, token: str) 
     connection.close()
     with psycopg.connect(dsn, autocommit=True) as other:
         other.execute("SELECT pg_terminate_backend(%s)", [pid])
+        for _ in range(100):  # the server process has said goodbye and exited
+            if not other.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", [pid]).fetchall():
+                break
+            time.sleep(0.02)
     assert me(client, token).status_code == 200
     new_pid, _prepared = backend()
     assert new_pid != pid
