@@ -9,6 +9,7 @@ duration, as the production settings do (CONN_MAX_AGE 0)."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -19,7 +20,7 @@ from django.db import connection
 from django.test import Client
 
 from players.models import ApiToken, Player
-from tests.conftest import assert_problem
+from tests.conftest import assert_problem, start_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -159,3 +160,33 @@ def test_a_request_that_finds_every_connection_busy_gets_a_503(pool: Any, token:
         pool.putconn(held)
     connection.close()
     assert me(client, token).status_code == 200
+
+
+def test_a_waiting_long_poll_does_not_hold_a_pooled_connection(pool: Any) -> None:
+    """``GET /events?wait=`` sleeps between looks at the game: meanwhile its connection is back in the pool,
+    so one waiting reader per connection cannot starve every other request (here the pool has one)."""
+    table = start_table(4)
+    api = table.apis[0]
+    version = table.state(0)["version"]
+    connection.close()
+    polled: list[Any] = []
+
+    def long_poll() -> None:
+        try:
+            polled.append(api.get(f"/api/v1/games/{table.game_id}/events", after=str(version), wait="2"))
+        finally:
+            connection.close()
+
+    waiter = threading.Thread(target=long_poll)
+    started = time.monotonic()
+    waiter.start()
+    time.sleep(0.3)  # the reader is waiting
+    statuses = []
+    for _ in range(3):
+        statuses.append(api.get("/api/v1/me").status_code)
+        connection.close()
+    waiter.join(timeout=10)
+    assert statuses == [200, 200, 200]
+    assert polled[0].status_code == 200
+    assert polled[0].json()["events"] == []
+    assert time.monotonic() - started >= 2
