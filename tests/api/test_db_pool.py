@@ -16,8 +16,9 @@ from typing import Any
 
 import psycopg
 import pytest
-from django.db import connection
-from django.test import Client
+from django.core.handlers.exception import response_for_exception
+from django.db import OperationalError, connection
+from django.test import Client, RequestFactory
 
 from players.models import ApiToken, Player
 from tests.conftest import assert_problem, start_table
@@ -190,3 +191,21 @@ def test_a_waiting_long_poll_does_not_hold_a_pooled_connection(pool: Any) -> Non
     assert polled[0].status_code == 200
     assert polled[0].json()["events"] == []
     assert time.monotonic() - started >= 2
+
+
+def test_a_database_error_outside_a_view_is_the_same_503() -> None:
+    """What Django does with an exception raised in a middleware (outside any view's process_exception):
+    handler500, which answers a database failure (a pool timeout) with the 503, not a 500."""
+    request = RequestFactory().get("/api/v1/me")
+    try:
+        raise OperationalError("couldn't get a connection after 5.00 sec")
+    except OperationalError as exc:
+        response = response_for_exception(request, exc)
+    body = assert_problem(response, 503, "database_unavailable")
+    assert response["Retry-After"] == "2"
+    assert "5.00" not in body["detail"]
+    try:
+        raise ValueError("a bug")
+    except ValueError as exc:
+        bug = response_for_exception(request, exc)
+    assert bug.status_code == 500
