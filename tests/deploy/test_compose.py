@@ -84,8 +84,15 @@ def test_database_connections_stay_under_max_connections(compose: dict[str, Any]
     worker_processes = _default(concurrency.split("=", 1)[1])
     postgres = " ".join(services["postgres"]["command"])
     max_connections = _default(re.search(r"max_connections=(\S+)", postgres).group(1))  # type: ignore[union-attr]
-    used = (web_processes + 1) * pool_max + worker_processes + 1
-    assert used <= max_connections - 3, (used, max_connections)
+    threads = _default(env["WEB_THREADS"])
+    assert pool_max <= threads, "a web process never runs more requests at once than it has threads"
+    scales = [(1, 1)]  # replicas of web and worker: one each, and the README's scaled-out example
+    example = re.search(r"--scale web=(\d+) --scale worker=(\d+)", (ROOT / "README.md").read_text())
+    assert example, "the README shows how to scale out"
+    scales.append((int(example.group(1)), int(example.group(2))))
+    for web_replicas, worker_replicas in scales:
+        used = (web_replicas * web_processes + 1) * pool_max + worker_replicas * worker_processes + 1
+        assert used <= max_connections - 3, (web_replicas, worker_replicas, used, max_connections)
     for name in ("migrate", "web", "stream", "worker", "beat"):  # one configuration for every app service
         assert services[name]["environment"]["DB_POOL_MAX_SIZE"] == env["DB_POOL_MAX_SIZE"]
 
