@@ -105,6 +105,9 @@ if DB_POOL_MAX_SIZE > 0:
             "min_size": DB_POOL_MIN_SIZE,
             "max_size": DB_POOL_MAX_SIZE,
             "timeout": DB_POOL_TIMEOUT,
+            # a connection attempt retried in the background (backoff 1 s, 2 s, ...) is given up this soon, so
+            # that after an outage the next request starts a fresh one at once (critters_api/db/base.py)
+            "reconnect_timeout": max(DB_POOL_TIMEOUT, 1.0),
             # a connection lives this long, then the pool replaces it (its prepared statements with it)
             "max_lifetime": env.float("DB_POOL_MAX_LIFETIME", default=3600.0),
             "name": "critters",

@@ -28,11 +28,19 @@ query. A connection given back inside a transaction (a failed request) is rolled
 with psycopg also drops its prepared statements (they are prepared again on use). A request that waits
 ``DB_POOL_TIMEOUT`` for a connection gets psycopg_pool's ``PoolTimeout``, an ``OperationalError``: the
 503 ``database_unavailable`` with ``Retry-After`` (critters_api/problems.py), as when the database is down.
+
+**Outages.** A pool whose server is down would make every request wait the whole ``DB_POOL_TIMEOUT`` for
+a connection that cannot come (the pool retries in the background), where a plain connect is refused at
+once. So once a connection attempt of the pool has failed, and until one succeeds, a request that finds no
+idle connection fails at once (the same 503), except for one request a second per process that tries a
+connection of its own: when that works, requests go back to the pool, which then connects again at once.
 """
 
 from __future__ import annotations
 
 import select
+import threading
+import time
 from typing import Any
 
 import psycopg
@@ -89,6 +97,57 @@ def idle_and_quiet(conn: psycopg.Connection[Any]) -> bool:
     return not readable
 
 
+class _Reachability:
+    """Whether the pool's last connection attempt failed (this process), and the probes made since."""
+
+    PROBE_INTERVAL = 1.0  # seconds between probes of an unreachable server, per process
+    PROBE_TIMEOUT = 2  # connect_timeout of a probe, seconds
+
+    def __init__(self) -> None:
+        self.failing = False
+        self.probed_at = 0.0
+        self.lock = threading.Lock()
+
+    def reachable(self, pool: Any) -> bool:
+        """False when the last attempt failed and no probe may be made yet or the probe fails."""
+        if not self.failing:
+            return True
+        if not self.lock.acquire(blocking=False):  # another thread probes right now
+            return False
+        try:
+            now = time.monotonic()
+            if now - self.probed_at < self.PROBE_INTERVAL:
+                return False
+            self.probed_at = now
+            try:
+                psycopg.connect(
+                    pool.conninfo, **{**pool.kwargs, "connect_timeout": self.PROBE_TIMEOUT}
+                ).close()
+            except psycopg.Error:
+                return False
+            self.failing = False
+            return True
+        finally:
+            self.lock.release()
+
+
+reachability = _Reachability()
+
+
+class TrackedConnection(psycopg.Connection[Any]):
+    """The pool's connections: each attempt to open one tells :data:`reachability` how it went."""
+
+    @classmethod
+    def connect(cls, conninfo: str = "", **kwargs: Any) -> Any:
+        try:
+            conn = super().connect(conninfo, **kwargs)
+        except psycopg.OperationalError:
+            reachability.failing = True
+            raise
+        reachability.failing = False
+        return conn
+
+
 def check_pooled_connection(conn: psycopg.Connection[Any]) -> None:
     """The pool's check of a connection before it hands it out: raises if it is not usable (the pool then
     discards it and tries another, or opens a new one)."""
@@ -116,6 +175,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
             from psycopg_pool import ConnectionPool
 
             options = {} if pool_options is True else dict(pool_options)
+            options.setdefault("connection_class", TrackedConnection)
             connect_kwargs = self.get_connection_params()
             connect_kwargs["autocommit"] = True  # Django sets it as it wants when it borrows one
             pool = ConnectionPool(
@@ -135,6 +195,17 @@ class DatabaseWrapper(base.DatabaseWrapper):
             # prepares only what asks for it: Django's own cursors bind on the client and never prepare.
             params["prepare_threshold"] = 2**31 - 1
         return params
+
+    def get_new_connection(self, conn_params: dict[str, Any]) -> Any:
+        pool = self.pool
+        if (
+            pool is not None
+            and reachability.failing
+            and not pool.get_stats().get("pool_available", 0)
+            and not reachability.reachable(pool)
+        ):
+            raise psycopg.OperationalError("The database refused the last connection attempts.")
+        return super().get_new_connection(conn_params)
 
     def is_usable(self) -> bool:
         conn = self.connection

@@ -9,10 +9,12 @@ duration, as the production settings do (CONN_MAX_AGE 0)."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import psycopg
 import pytest
@@ -20,8 +22,10 @@ from django.core.handlers.exception import response_for_exception
 from django.db import OperationalError, connection
 from django.test import Client, RequestFactory
 
+from critters_api.db.base import reachability
 from players.models import ApiToken, Player
 from tests.conftest import assert_problem, start_table
+from tests.processes import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -209,3 +213,57 @@ def test_a_database_error_outside_a_view_is_the_same_503() -> None:
     except ValueError as exc:
         bug = response_for_exception(request, exc)
     assert bug.status_code == 500
+
+
+@pytest.fixture
+def unreachable_pool(token: str) -> Iterator[Any]:
+    """A pool whose server does not answer (nothing listens on its port) until a test says it is back."""
+    connection.close()
+    settings_dict = connection.settings_dict
+    port = settings_dict["PORT"]
+    settings_dict["PORT"] = str(free_port())
+    settings_dict["OPTIONS"]["pool"] = {"min_size": 0, "max_size": 1, "timeout": 0.5, "reconnect_timeout": 1}
+    wrapper: Any = connection
+    try:
+        yield wrapper.pool
+    finally:
+        settings_dict["PORT"] = port
+        wrapper.close()
+        wrapper.close_pool()
+        settings_dict["OPTIONS"].pop("pool", None)
+        reachability.failing = False
+        reachability.probed_at = 0.0
+
+
+def test_while_the_database_is_down_requests_fail_at_once_and_recover_at_once(
+    unreachable_pool: Any, token: str
+) -> None:
+    """Without a pool a refused connection is a 503 at once; a pool would make every request wait out
+    DB_POOL_TIMEOUT for a connection that cannot come. After the first failure the 503s are immediate, and
+    the first request after the server is back is served."""
+    client = Client()
+    assert_problem(me(client, token), 503, "database_unavailable")
+    connection.close()
+    took = []
+    for _ in range(10):
+        started = time.monotonic()
+        r = me(client, token)
+        took.append(time.monotonic() - started)
+        assert_problem(r, 503, "database_unavailable")
+        assert r["Retry-After"] == "2"
+        connection.close()
+    assert max(took) < 0.4, took  # not the pool's 0.5 s wait
+    # the server is back (at the address the pool connects to)
+    unreachable_pool.kwargs["port"] = connection.settings_dict["PORT"] = _real_port()
+    time.sleep(reachability.PROBE_INTERVAL)
+    started = time.monotonic()
+    r = me(client, token)
+    assert r.status_code == 200, r.content
+    assert time.monotonic() - started < 0.5
+    connection.close()
+    assert me(client, token).status_code == 200
+
+
+def _real_port() -> str:
+    parts = urlsplit(os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/x"))
+    return str(parts.port or 5432)
