@@ -135,7 +135,9 @@ class Topology:
         raise ValueError(self.kind)
 
     def setting(self, name: str, default: int) -> int:
-        return int(self.env.get(name, os.environ.get(name, default)))
+        """A pool setting as the servers get it: from ``env`` only (``running`` does not pass this process's
+        DB_POOL_* on), else the settings' default."""
+        return int(self.env.get(name, default))
 
     def connection_bound(self) -> int:
         """What the settings promise: every web process's pool full, every Celery process's kept ones."""
