@@ -199,7 +199,7 @@ class TokensView(APIView):
         summary="Create an API token",
         description="A new named token (for a client or a bot). The secret is in this response only. A "
         "player has at most `MAX_TOKENS_PER_PLAYER` (default 20) live tokens: a new one revokes the least "
-        "recently used beyond that (it answers 401 from then on).",
+        "recently used beyond that (it answers 401 from then on), never the token this request came with.",
         request=TokenCreateInput,
         responses={201: TokenCreatedOutput},
         examples=[OpenApiExample("create", value={"name": "my-bot"}, request_only=True), _TOKEN_EXAMPLE],
@@ -208,7 +208,8 @@ class TokensView(APIView):
     def post(self, request: Request) -> Response:
         data = TokenCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
-        token, raw = ApiToken.issue(_me(request), data.validated_data["name"])
+        current = request.auth if isinstance(request.auth, ApiToken) else None
+        token, raw = ApiToken.issue(_me(request), data.validated_data["name"], keep=current)
         out = {**TokenOutput(token).data, "token": raw}
         return Response(out, status=status.HTTP_201_CREATED)
 

@@ -8,11 +8,13 @@ Each test uses its own client address, so that no other test's requests share it
 from __future__ import annotations
 
 import itertools
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.test import Client
 from django.test.utils import override_settings
+from django.utils import timezone
 
 from players.models import ApiToken, Player
 from tests.conftest import assert_problem
@@ -111,7 +113,7 @@ def test_the_admin_login_form_is_throttled_per_username_across_addresses() -> No
 
 
 @override_settings(MAX_TOKENS_PER_PLAYER=3)
-def test_a_new_token_beyond_the_cap_revokes_the_least_recently_used() -> None:
+def test_a_new_token_beyond_the_cap_revokes_the_least_recently_used_but_never_the_callers() -> None:
     Player.objects.create_user(username="collector", password=PASSWORD)
     client, peer = Client(), next(_addresses)
     tokens = []
@@ -121,14 +123,19 @@ def test_a_new_token_beyond_the_cap_revokes_the_least_recently_used() -> None:
         tokens.append(r.json())
     me = [client.get("/api/v1/me", headers={"Authorization": f"Bearer {t['token']}"}) for t in tokens]
     assert [r.status_code for r in me] == [200, 200, 200]
-    # the first token is used again (last_used_at moves at most once a minute: make it the freshest)
-    ApiToken.objects.filter(pk=tokens[1]["id"]).update(last_used_at="2000-01-01T00:00:00Z")
-    ApiToken.objects.filter(pk=tokens[2]["id"]).update(last_used_at="2001-01-01T00:00:00Z")
+    # when each was last used: the first longest ago (but recently enough that using it now does not move
+    # last_used_at, which moves at most once a minute); it is the one that asks for a new token, though,
+    # and that one is never revoked
+    now = timezone.now()
+    for token, ago in zip(tokens, (30, 20, 10), strict=True):
+        ApiToken.objects.filter(pk=token["id"]).update(last_used_at=now - timedelta(seconds=ago))
     auth = {"Authorization": f"Bearer {tokens[0]['token']}"}
     r = client.post("/api/v1/me/tokens", {"name": "bot"}, content_type="application/json", headers=auth)
     assert r.status_code == 201, r.content
     newest = r.json()
-    listed = client.get("/api/v1/me/tokens", headers=auth).json()
+    listing = client.get("/api/v1/me/tokens", headers=auth)
+    assert listing.status_code == 200, "the token that asked was revoked"
+    listed = listing.json()
     assert sorted(t["id"] for t in listed) == sorted([tokens[0]["id"], tokens[2]["id"], newest["id"]])
     gone = client.get("/api/v1/me", headers={"Authorization": f"Bearer {tokens[1]['token']}"})
     assert_problem(gone, 401)
