@@ -7,6 +7,11 @@ to open a new PostgreSQL connection (about a third of a short task's time: a dea
 ``CONN_MAX_AGE`` or that errored and is no longer usable, and arms the health check
 (``critters_api/db/base.py``) for the task's first query, so a connection PostgreSQL ended (a restart) is
 replaced before the task uses it.
+
+With the connection pool of the production settings (``DB_POOL_MAX_SIZE``), "close" gives the connection
+back to the process's pool and the next task borrows it again: one connection per worker process (one task
+at a time; closed after 10 minutes idle), its prepared statements kept. A prefork child never
+uses a pool inherited from its parent (``forget_inherited_pools``).
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun
+from celery.signals import task_postrun, task_prerun, worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "critters_api.settings")
 
@@ -36,3 +41,10 @@ def recycle_database_connections(task: Any = None, **kwargs: Any) -> None:
     if connection.in_atomic_block:  # never close a connection inside a transaction
         return
     close_old_connections()
+
+
+@worker_process_init.connect
+def fresh_pool_in_child(**kwargs: Any) -> None:
+    from critters_api.db.base import forget_inherited_pools
+
+    forget_inherited_pools()

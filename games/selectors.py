@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import QuerySet
 
+from critters_api.db.base import release_idle_connection
 from players.models import Player
 
 from . import store
@@ -103,6 +105,7 @@ def feed(game: Game, viewer: Viewer, *, after: int, limit: int, wait: float = 0)
     deadline = time.monotonic() + min(wait, settings.FEED_MAX_WAIT_SECONDS)
     version = game.version
     while version <= after and time.monotonic() < deadline:
+        release_idle_connection(connection)  # a pooled connection goes back to the pool while we sleep
         time.sleep(settings.FEED_POLL_INTERVAL)
         version = Game.objects.filter(pk=game.pk).values_list("version", flat=True).first() or 0
     if version != game.version:
