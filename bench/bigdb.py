@@ -5,7 +5,7 @@
 
 Creates (drops first) two scratch databases on $BENCH_PG (default ``postgres://postgres@127.0.0.1:5432``):
 ``critters_bench_bigdb_empty`` holds only the fixtures the measures read (a player with 1,000 games, 20 of
-them running; 125 running games whose deadline has passed; 30 open games: ~250,000 events);
+them running; 275 running games whose deadline has passed; 30 open games: ~250,000 events);
 ``critters_bench_bigdb_full`` holds the same fixtures (same rows, same ids) and then a year of play:
 ``--players`` players, ``--running`` running games and finished games until ``--events`` events are stored,
 written with COPY from games the rules engine played (``bench/bigdb_fill.py``: every game's hash chain is its
@@ -22,7 +22,8 @@ rounds that alternate the two servers, so both see the same load from the rest o
 * **record** and **verify** of old games: ``/record`` and ``/verify`` of the heavy player's finished games,
   the oldest first, each game once per database (not the same cached rows again and again);
 * **sweep**: claim and apply a batch of 25 due deadlines (``games.deadlines.sweep`` in a separate process
-  with the production settings, five batches, the first one a warm-up), among 10,000 running games.
+  with the production settings, eleven batches alternating the two databases, the first one a warm-up),
+  among 10,000 running games.
 
 Prints each measure's p50/p99 on both, the ratio full/empty of the medians (goal: at most 1.2 on every
 request path), both databases' sizes, the fill's time, and writes ``bench/results/bigdb.json``. The databases
@@ -67,32 +68,71 @@ from games.models import Game
 what, arg = sys.argv[1], sys.argv[2]
 if what == "token":
     print(json.dumps(ApiToken.issue(Player.objects.get(pk=int(arg)), "bench")[1]))
-else:
+else:  # a sweep of one batch per line read (the benchmark alternates the two databases' sweepers)
     due = json.loads(arg)
     times, expired = [], 0
-    for _ in range(5):
+    for line in sys.stdin:
+        if line.strip() != "sweep":
+            break
         t0 = time.perf_counter()
         report = deadlines.sweep(limit=25, timers=("deadline_at",))
         times.append(time.perf_counter() - t0)
         expired += len(report.expired)
+        print(json.dumps({"expired": len(report.expired)}), flush=True)
     now = deadlines.timezone.now()
     left = Game.objects.filter(pk__in=due, step_no__isnull=False, deadline_at__lte=now).count()
-    print(json.dumps({"batch_seconds": times, "expired": expired, "still_due": left}))
+    print(json.dumps({"batch_seconds": times, "expired": expired, "still_due": left}), flush=True)
 """
 
 
-def helper(url: str, redis: str, *args: str) -> Any:
-    env = dict(
+def _helper_env(url: str, redis: str) -> dict[str, str]:
+    return dict(
         os.environ,
         DATABASE_URL=url,
         REDIS_URL=redis,
         DJANGO_SETTINGS_MODULE="critters_api.settings",
         **server_env(),
     )
+
+
+def helper(url: str, redis: str, *args: str) -> Any:
     proc = subprocess.run(
-        [sys.executable, "-c", HELPER, *args], cwd=ROOT, env=env, check=True, capture_output=True, text=True
+        [sys.executable, "-c", HELPER, *args],
+        cwd=ROOT,
+        env=_helper_env(url, redis),
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def sweeps(sites: list[Site], redis: str, batches: int) -> dict[str, Any]:
+    """``batches`` sweeps of one batch of 25 due deadlines in each database, alternating (a sweeper process
+    per database, the production settings); the first batch of each warms its process up (not counted)."""
+    procs = {
+        s.name: subprocess.Popen(
+            [sys.executable, "-c", HELPER, "sweep", json.dumps(s.fx["due_games"])],
+            cwd=ROOT,
+            env=_helper_env(s.url, redis),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for s in sites
+    }
+    for _ in range(batches):
+        for proc in procs.values():
+            assert proc.stdin is not None
+            assert proc.stdout is not None
+            proc.stdin.write("sweep\n")
+            proc.stdin.flush()
+            proc.stdout.readline()
+    out = {}
+    for name, proc in procs.items():
+        stdout, _ = proc.communicate("done\n", timeout=120)
+        out[name] = json.loads(stdout.strip().splitlines()[-1])
+    return out
 
 
 def db_size(url: str) -> dict[str, Any]:
@@ -295,11 +335,9 @@ def main() -> int:
             if not all(verdicts[site.name]):
                 raise RuntimeError(f"{site.name}: /verify found a game's record wrong: {verdicts[site.name]}")
         print("  measured record, verify (every verdict ok)", flush=True)
-        sweeps: dict[str, Any] = {}
-        for site in sites:  # one after the other: a sweep is CPU-bound, so the two are not run together
-            sweeps[site.name] = helper(site.url, args.redis, "sweep", json.dumps(site.fx["due_games"]))
-        measures["sweep_batch_of_25"] = {k: v["batch_seconds"][1:] for k, v in sweeps.items()}
-        results["sweeps"] = sweeps
+        swept = sweeps(sites, args.redis, len(fx["due_games"]) // 25)
+        measures["sweep_batch_of_25"] = {k: v["batch_seconds"][1:] for k, v in swept.items()}
+        results["sweeps"] = swept
         errors = {site.name: site.server.server_errors() for site in sites}
     finally:
         for site in sites:
@@ -327,10 +365,10 @@ def main() -> int:
     for name in plans:
         i = infos[name]
         print(f"{name}: {i['size']['pretty']}, {i['size']['events']:,} events, {i['games']:,} games")
-    expired = {k: v["expired"] for k, v in sweeps.items()}
+    expired = {k: v["expired"] for k, v in swept.items()}
     print(
-        f"sweeps: expired {expired} (five batches of 25 each), still due after: "
-        f"{ {k: v['still_due'] for k, v in sweeps.items()} }"
+        f"sweeps: expired {expired} (batches of 25), still due after: "
+        f"{ {k: v['still_due'] for k, v in swept.items()} }"
     )
     results["server_errors"] = errors
     out = Path(args.out)

@@ -471,7 +471,7 @@ class Plan:
     open_games: int = 300
     heavy_games: int = 1000
     heavy_running: int = 20
-    due_games: int = 125
+    due_games: int = 275  # 11 sweeps of 25 (the first one warms the sweeper up)
     seed: str = "bigdb"
 
     @classmethod
