@@ -11,8 +11,8 @@ them running; 275 running games whose deadline has passed; 30 open games: ~250,0
 written with COPY from games the rules engine played (``bench/bigdb_fill.py``: every game's hash chain is its
 own and valid). ``--small`` is a quick check (400,000 events, 1,000 running games, 300 players).
 
-Then one gunicorn per database (production settings, ``--workers`` x ``--threads``), and each measure runs in
-rounds that alternate the two servers, so both see the same load from the rest of the machine:
+Then one gunicorn per database (production settings, ``--workers`` x ``--threads``); each measure alternates
+the two servers request by request, so both see the same load from the rest of the machine:
 
 * **command**: ``SendMessage`` on a running game (the heavy player's), p50/p99;
 * **state**: ``GET /state`` of that game;
@@ -195,8 +195,12 @@ class Site:
         )
 
 
-def alternate(sites: list[Site], measure: Any, samples: int, rounds: int = 10) -> dict[str, list[float]]:
-    """``samples`` calls of ``measure(site, i)`` per site, in ``rounds`` blocks alternating the sites."""
+def alternate(
+    sites: list[Site], measure: Any, samples: int, rounds: int | None = None
+) -> dict[str, list[float]]:
+    """``samples`` calls of ``measure(site, i)`` per site, in ``rounds`` blocks alternating the sites
+    (default: one call each in turn, so that both see the same moment of the shared machine's load)."""
+    rounds = rounds or samples
     out: dict[str, list[float]] = {s.name: [] for s in sites}
     per = max(1, samples // rounds)
     i = 0

@@ -516,6 +516,7 @@ def fill(
     counts = {"finished": 0, "running": 0, "open": 0, "players": 0}
     fixtures: dict[str, Any] = {}
     with psycopg.connect(url) as conn:
+        conn.execute("SET synchronous_commit = off")  # this session's commits only: a scratch database
         w = Writer(conn)
         # players: the heavy one first (id 1), then the others
         n_players = max(plan.players, 50)
