@@ -221,3 +221,26 @@ def test_an_idempotency_key_is_scoped_to_its_game() -> None:
     assert elsewhere.status_code == 200, elsewhere.content
     assert elsewhere.json()["game"]["id"] == game
     assert Game.objects.get(pk=game).version == elsewhere.json()["version"]
+
+
+def test_listings_read_the_players_games_by_key_not_the_whole_table(captured: Captured) -> None:
+    """What grew with the database (bench/bigdb.py): the lobby of running games, a player's list and the inbox
+    joined the seats and took DISTINCT over every column (a sort or a hash of every running game, of the whole
+    game table). Now no statement of theirs does: the lobby is a semi-join read down its index, the player's
+    games are fetched by primary key (ids from the seats' player index) and /me/games is sorted by an
+    expression (``listed_at``) that keeps the planner from walking the game table newest first."""
+    table = start_table(4)
+    api = table.apis[0]
+    captured.path = "lists"
+    assert api.get("/api/v1/games", status="running").status_code == 200
+    assert api.get("/api/v1/me/games").status_code == 200
+    assert api.get("/api/v1/me/inbox").status_code == 200
+    captured.path = ""
+    games = [sql for p, sql, _ in captured.statements if p and sql and "games_game" in sql]
+    assert len(games) >= 4
+    for sql in games:
+        assert "DISTINCT" not in sql, sql
+        assert not re.search(r'JOIN "games_seat"', sql), sql
+    listed = [sql for sql in games if '"listed_at"' in sql]
+    assert listed, "the player's list is ordered by listed_at"
+    assert all(re.search(r'ORDER BY (22|"listed_at") DESC', sql) for sql in listed), listed
