@@ -44,7 +44,7 @@ IDEMPOTENCY_KEY = OpenApiParameter(
     description="A unique key (1-255 printable ASCII characters) per intended command. A retry with the same "
     "key returns the first response (status and body) with no second effect; the same key with another body "
     "is a 422 `idempotency_key_reused`; while the first request is still running, 409 "
-    "`idempotency_key_in_use`.",
+    "`idempotency_key_in_use`. A key is scoped to its game: on another game it is another command.",
 )
 IF_MATCH = OpenApiParameter(
     "If-Match",
