@@ -20,13 +20,13 @@ from games.audit.export import game_record
 from games.audit.verify import verify_record
 from games.models import Event, Game, GameStatus, Seat
 from players.models import ApiToken, Player
+from tests.worker import database_url_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _url() -> str:
-    s = connection.settings_dict
-    return f"postgresql://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+    return database_url_for(dict(connection.settings_dict))
 
 
 def test_the_fill_writes_what_the_service_would_have_stored() -> None:
