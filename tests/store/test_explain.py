@@ -1,15 +1,15 @@
 """Every statement of the hot paths stays inside one game, so that a database distributed by game (Citus, see
 docs/SCALING.md) answers each from one shard.
 
-The paths are driven through the API (a command with an Idempotency-Key, a state read, the event feed) and the
-sweeper (claim and apply a due deadline); every statement they execute is captured with
-``connection.execute_wrapper`` and EXPLAINed (``enable_seqscan`` off, so that the plan shows which index can
-serve it, not what is cheapest on a nearly empty test database). Each scan of a table distributed by game must
-carry a condition that pins the game: ``game_id`` (``id`` for the game table) equal to a constant, or to the
-game of the row it is joined with (a co-located join); the sweeper's claim instead reads an index meant for
-the sweep (the partial index of the running games' timers), the one statement that visits every shard.
-Reference tables (players, tokens, webhook endpoints: small, copied to every node) and the coordinator's own
-tables may be read by any index.
+The paths are driven through the API (a command with an Idempotency-Key, a state read, the event feed, the
+record and the verdict of a finished game) and the sweeper (claim and apply a due deadline); every statement
+they execute is captured with ``connection.execute_wrapper`` and EXPLAINed (``enable_seqscan`` off, so that
+the plan shows which index can serve it, not what is cheapest on a nearly empty test database). Each scan of a
+table distributed by game must carry a condition that pins the game: ``game_id`` (``id`` for the game table)
+equal to a constant, or to the game of the row it is joined with (a co-located join); the sweeper's claim
+instead reads an index meant for the sweep (the partial index of the running games' timers), the one statement
+that visits every shard. Reference tables (players, tokens, webhook endpoints: small, copied to every node)
+and the coordinator's own tables may be read by any index.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from games import deadlines
-from games.models import Game
+from games import deadlines, services
+from games.models import Game, GameStatus
 from tests.conftest import Table, start_table
 from tests.outside.driver import kebab, next_command
 
@@ -175,10 +175,19 @@ def test_every_statement_of_the_hot_paths_stays_inside_one_game(captured: Captur
     report = deadlines.sweep(now=due + timedelta(seconds=1), timers=("deadline_at", "warn_at"))
     assert report.expired == [gid]
     captured.path = ""
+    # a finished game (every seat a bot, played to the end by the bots' own code): its record and verdict
+    over = services.game_create(creator=api.player, seats=4, join=False, bots=["sensible"] * 4)
+    services.bots_play(over.pk, max_steps=10_000)
+    assert Game.objects.get(pk=over.pk).status == GameStatus.OVER
+    captured.path = "record"
+    assert api.get(f"/api/v1/games/{over.pk}/record").status_code == 200
+    captured.path = "verify"
+    assert api.get(f"/api/v1/games/{over.pk}/verify").json()["ok"] is True
+    captured.path = ""
 
     statements = [(p, sql, params) for p, sql, params in captured.statements if p and sql]
     seen = {p for p, _, _ in statements}
-    assert seen == {"command", "state read", "events feed", "sweep"}
+    assert seen == {"command", "state read", "events feed", "sweep", "record", "verify"}
     problems: list[str] = []
     checked = 0
     for path, sql, params in statements:
