@@ -71,7 +71,6 @@ def _nodes(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 def _explain(sql: str, params: Any) -> dict[str, Any]:
     with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL enable_seqscan = off") if not connection.get_autocommit() else None
         cursor.execute("SET enable_seqscan = off")
         try:
             cursor.execute("EXPLAIN (FORMAT JSON, VERBOSE) " + sql, params)
