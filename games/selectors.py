@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import DateTimeField, ExpressionWrapper, F, QuerySet, Value
 
 from critters_api.db.base import release_idle_connection
 from players.models import Player
 
 from . import store
-from .models import Event, Game, GameStatus
+from .models import Event, Game, GameStatus, Seat
 from .services import load_state, roster, ruleset_for
 
 Viewer = int | None
@@ -143,5 +144,20 @@ def feed_page(game: Game, rows: Sequence[Event], viewer: Viewer, *, after: int) 
     }
 
 
+def seated_game_ids(player: Player) -> list[int]:
+    """The ids of the games the player has a seat in (a seat per game at most), from the seats' player index.
+
+    Read first, as a list, so that the games are then fetched by primary key: a join (or a semi-join) lets the
+    planner walk every game newest first until it has found a page of this player's, or hash the whole table
+    of running games, whose cost grows with the database rather than with the player's games (bench/bigdb.py,
+    docs/SCALING.md)."""
+    return list(Seat.objects.filter(player=player).order_by().values_list("game_id", flat=True))
+
+
 def my_games(player: Player) -> QuerySet[Game]:
-    return Game.objects.filter(seats__player=player).distinct().order_by("-created_at", "-id")
+    """The player's games, newest first, ordered by ``listed_at`` (``created_at`` plus nothing): an expression
+    no index serves, so the planner fetches the player's games by primary key and sorts them (cost: the
+    player's games) instead of walking the whole game table newest first until it has met a page of them
+    (cost: every game created since, which grows with the database; EXPLAIN in bench/bigdb.py's database)."""
+    listed_at = ExpressionWrapper(F("created_at") + Value(timedelta(0)), output_field=DateTimeField())
+    return Game.objects.filter(pk__in=seated_game_ids(player)).annotate(listed_at=listed_at)

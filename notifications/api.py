@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
@@ -18,6 +19,7 @@ from rest_framework.views import APIView
 
 from critters_api.problems import Problem
 from games.models import Game, GameStatus, Seat
+from games.selectors import seated_game_ids
 from games.services import etag_matches, load_state, ruleset_for
 from players.models import Player
 
@@ -333,23 +335,28 @@ class DeliveriesView(APIView):
 # --------------------------------------------------------------------------------------------------
 # inbox
 # --------------------------------------------------------------------------------------------------
+def _running(player: Player) -> QuerySet[Game]:
+    """The player's running games, fetched by primary key (``games.selectors.seated_game_ids``)."""
+    return Game.objects.filter(pk__in=seated_game_ids(player), status=GameStatus.RUNNING)
+
+
 def inbox_etag(player: Player) -> tuple[str, list[tuple[int, int, int]]]:
     """A cheap ETag: the caller's running games and their revisions (no fold needed to compare)."""
-    rows = list(
-        Game.objects.filter(status=GameStatus.RUNNING, seats__player=player)
-        .order_by("pk")
-        .values_list("pk", "revision", "version")
-        .distinct()
-    )
+    rows = list(_running(player).order_by("pk").values_list("pk", "revision", "version"))
     digest = hashlib.sha256(repr((player.pk, rows)).encode()).hexdigest()[:32]
     return f'"inbox-{digest}"', rows
 
 
 def inbox(player: Player) -> list[dict[str, Any]]:
-    games = Game.objects.filter(status=GameStatus.RUNNING, seats__player=player).distinct()
+    games = list(_running(player).order_by("pk"))
+    positions = dict(
+        Seat.objects.filter(player=player, game_id__in=[g.pk for g in games])
+        .order_by()
+        .values_list("game_id", "position")
+    )
     out = []
     for game in games:
-        seat = Seat.objects.filter(game=game, player=player).values_list("position", flat=True).first()
+        seat = positions.get(game.pk)
         if seat is None:
             continue
         rs = ruleset_for(game)
