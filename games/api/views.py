@@ -3,9 +3,11 @@ one service or selector, serialize. A base class resolves the game and the calle
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Any
 
 from django.db.models import Count, F, QuerySet
+from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -83,7 +85,16 @@ def _with_etag(response: Response, game: Game) -> Response:
     return response
 
 
+INVALID_CURSOR = ("invalid_cursor", "The cursor is not valid: use the `next` or `previous` link of a page.")
+MAX_CURSOR_LENGTH = 200  # the cursors this API hands out are about 60 characters
+
+
 class GameCursorPagination(CursorPagination):
+    """DRF's cursor pagination over ``-created_at, -id``. A cursor is opaque to clients, but it is only
+    base64 of ``o=<offset>&r=<0|1>&p=<position>``: anything else a client sends (not base64, too long, a
+    position that is not the timestamp this ordering puts there) is a 400 ``invalid_cursor`` before it
+    reaches the database (DRF passes the position to the query as it is: ``p=x`` was a 500)."""
+
     ordering = ("-created_at", "-id")
     page_size = 20
     page_size_query_param = "page_size"
@@ -91,10 +102,29 @@ class GameCursorPagination(CursorPagination):
     invalid_cursor_message = "Invalid cursor."
 
     def decode_cursor(self, request: Request) -> Any:
+        raw = request.query_params.get(self.cursor_query_param)
+        if raw is not None and len(raw) > MAX_CURSOR_LENGTH:
+            raise Problem(400, *INVALID_CURSOR)
         try:
-            return super().decode_cursor(request)
+            cursor = super().decode_cursor(request)
         except NotFound:
-            raise Problem(400, "invalid_cursor", "The cursor is not valid.") from None
+            raise Problem(400, *INVALID_CURSOR) from None
+        if cursor is not None and cursor.position is not None and not _is_timestamp(cursor.position):
+            raise Problem(400, *INVALID_CURSOR)
+        return cursor
+
+
+def _is_timestamp(text: str) -> bool:
+    """What DRF writes as the position of a ``created_at`` ordering: ``str()`` of an aware datetime that
+    PostgreSQL can hold."""
+    try:
+        moment = parse_datetime(text)
+        if moment is None or moment.tzinfo is None:
+            return False
+        moment.astimezone(UTC)  # an offset that moves it out of range is refused too
+        return True
+    except (ValueError, OverflowError):
+        return False
 
 
 class GameView(APIView):
@@ -119,16 +149,23 @@ class GamesView(APIView):
     permission_classes = [IsAuthenticated]
     pagination_class = GameCursorPagination
     problem_statuses = {"POST": (403,)}
+    problem_examples = {400: INVALID_CURSOR}
 
     @extend_schema(
         operation_id="games_list",
         summary="List games",
         description="Games by status (default `open`: waiting for players), newest first, with cursor "
         "pagination (`cursor` from `next`/`previous`). Filter by `ruleset`; `free_seats=true` keeps games "
-        "with a free seat.",
+        "with a free seat. A bad query parameter is a 400 `invalid_query`, a cursor this API did not hand "
+        "out a 400 `invalid_cursor`.",
         parameters=[
             GameListQuery,
-            OpenApiParameter("cursor", OpenApiTypes.STR, description="The pagination cursor."),
+            OpenApiParameter(
+                "cursor",
+                OpenApiTypes.STR,
+                description="The pagination cursor (opaque: take it from `next`/`previous`; anything else is "
+                "a 400 `invalid_cursor`).",
+            ),
             OpenApiParameter("page_size", OpenApiTypes.INT, description="1 to 100 (default 20)."),
         ],
         responses={200: GamePageOutput},
@@ -382,13 +419,20 @@ class MyGamesView(APIView):
     query_params_documented = True  # a bad `cursor` is a documented 400 `invalid_cursor`
     permission_classes = [IsAuthenticated]
     pagination_class = GameCursorPagination
+    problem_examples = {400: INVALID_CURSOR}
 
     @extend_schema(
         operation_id="me_games_list",
         summary="Your games",
-        description="Games you have a seat in (any status), newest first, cursor-paginated.",
+        description="Games you have a seat in (any status), newest first, cursor-paginated. A cursor this "
+        "API did not hand out is a 400 `invalid_cursor`.",
         parameters=[
-            OpenApiParameter("cursor", OpenApiTypes.STR, description="The pagination cursor."),
+            OpenApiParameter(
+                "cursor",
+                OpenApiTypes.STR,
+                description="The pagination cursor (opaque: take it from `next`/`previous`; anything else is "
+                "a 400 `invalid_cursor`).",
+            ),
             OpenApiParameter("page_size", OpenApiTypes.INT, description="1 to 100 (default 20)."),
         ],
         responses={200: GamePageOutput},
