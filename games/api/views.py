@@ -109,7 +109,7 @@ class GameCursorPagination(CursorPagination):
             cursor = super().decode_cursor(request)
         except NotFound:
             raise Problem(400, *INVALID_CURSOR) from None
-        if cursor is not None and cursor.position is not None and not _is_timestamp(cursor.position):
+        if cursor is not None and cursor.position is not None and not _is_timestamp(str(cursor.position)):
             raise Problem(400, *INVALID_CURSOR)
         return cursor
 
