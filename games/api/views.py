@@ -127,10 +127,45 @@ def _is_timestamp(text: str) -> bool:
         return False
 
 
+def may_know_of(game: Game, player: Player | None) -> bool:
+    """Whether ``player`` may learn that ``game`` exists: whoever may see it (``services.viewer_for``: a
+    seat, or a game open to spectators, in the lobby or over; operators) and its creator. Everyone else
+    must get exactly the answer a game id that does not exist gets (R8.3: no existence oracle)."""
+    if player is not None and player.is_authenticated and game.creator_id == player.pk:
+        return True
+    try:
+        services.viewer_for(game, player)
+    except Problem:
+        return False
+    return True
+
+
+def game_not_found() -> Problem:
+    """The one answer for a game that does not exist or that the caller may not know of."""
+    return Problem(404, "game_not_found", "No such game.")
+
+
 class GameView(APIView):
-    """Base for views on one game: resolves the game and the caller's view of it (a seat or spectator)."""
+    """Base for views on one game: resolves the game and the caller's view of it (a seat or spectator).
+
+    Before any handler runs (whatever the method, even one the view does not have), a caller who may not
+    know of the game gets 404 ``game_not_found``, the answer for a missing id: no check a handler or a
+    service makes later (who created the game, its status, the body) can tell a hidden game from a missing
+    one. Views whose handlers all resolve access first themselves (:meth:`game_and_viewer`, or the command
+    service under the game's lock) set ``access_checked_by_handler`` to save that read."""
 
     permission_classes = [IsAuthenticated]
+    access_checked_by_handler = False
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)  # authentication, permissions, throttling
+        handler = getattr(self, (request.method or "").lower(), None)
+        if (
+            "game_id" in kwargs
+            and not (self.access_checked_by_handler and handler is not None)
+            and not may_know_of(services.get_game(kwargs["game_id"]), _player(request))
+        ):
+            raise game_not_found()
 
     def game_and_viewer(self, request: Request, game_id: int) -> tuple[Game, int | None]:
         game = services.get_game(game_id)
@@ -235,6 +270,8 @@ class GamesView(APIView):
 
 
 class GameDetailView(GameView):
+    access_checked_by_handler = True  # game_and_viewer
+
     @extend_schema(
         operation_id="games_retrieve",
         summary="A game's public data",
@@ -362,6 +399,8 @@ class CancelView(LobbyActionView):
 # reads
 # --------------------------------------------------------------------------------------------------
 class StateView(GameView):
+    access_checked_by_handler = True  # game_and_viewer
+
     @extend_schema(
         operation_id="games_state_retrieve",
         summary="The game as you see it",
@@ -388,6 +427,7 @@ class StateView(GameView):
 
 
 class EventsView(GameView):
+    access_checked_by_handler = True  # game_and_viewer
     query_params_documented = True
 
     @extend_schema(
