@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 from critters_api.problems import Problem
 from games import deadlines, selectors, services
 from games.models import Game, GameStatus
-from players.models import Player
+from players.models import ApiToken, Player
 
 from . import examples
 from .serializers import (
@@ -125,6 +125,29 @@ def _is_timestamp(text: str) -> bool:
         return True
     except (ValueError, OverflowError):
         return False
+
+
+def still_authenticated(request: Request) -> Player:
+    """The caller, read again (one statement): its token not revoked (or its session not ended) and the
+    player still active; else 401 ``authentication_failed``. For a request that waited (the long-poll): it
+    answers as a request made now would be answered, not with the rights it had when it started."""
+    auth = request.auth
+    player: Player | None = None
+    if isinstance(auth, ApiToken):
+        live = ApiToken.objects.filter(pk=auth.pk, revoked_at__isnull=True, player__is_active=True)
+        token = live.select_related("player").first()
+        player = token.player if token is not None else None
+    else:  # a session (the browsable admin's login): still there, and its user still active
+        session = request._request.session
+        if session.session_key is not None and session.exists(session.session_key):
+            player = Player.objects.filter(pk=_player(request).pk, is_active=True).first()
+    if player is None:
+        raise Problem(
+            401,
+            "authentication_failed",
+            "Your token was revoked (or your session ended) while the request waited.",
+        )
+    return player
 
 
 def may_know_of(game: Game, player: Player | None) -> bool:
@@ -437,7 +460,9 @@ class EventsView(GameView):
         "redacted for you (fields you may not see are null; nothing is skipped, so seqs have no gaps). With "
         "`wait` (seconds, up to 30) and nothing new, the request waits for the next event instead of "
         "returning "
-        "at once (long-poll; it holds a server thread, so keep waits short and repeat). Continue with "
+        "at once (long-poll; it holds a server thread, so keep waits short and repeat). A request that "
+        "waited answers as one made when it answers: a token revoked meanwhile is a 401, a seat handed to "
+        "someone else gives the spectator's view (a 404 for a game without spectators). Continue with "
         "`after=next_after`.",
         parameters=[GAME_ID, FeedQuery],
         responses={200: FeedOutput},
@@ -450,9 +475,10 @@ class EventsView(GameView):
             raise Problem(400, "invalid_query", "Invalid query parameters.", errors=query.errors)
         game, viewer = self.game_and_viewer(request, game_id)
         q = query.validated_data
-        return _with_etag(
-            Response(selectors.feed(game, viewer, after=q["after"], limit=q["limit"], wait=q["wait"])), game
-        )
+        waited = selectors.wait_for_events(game, after=q["after"], wait=q["wait"])
+        if waited is not None:  # answer as a request made now would be answered (R8.3)
+            game, viewer = waited, services.viewer_for(waited, still_authenticated(request))
+        return _with_etag(Response(selectors.feed(game, viewer, after=q["after"], limit=q["limit"])), game)
 
 
 class MyGamesView(APIView):
