@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass
 from typing import Any, cast
@@ -120,6 +121,7 @@ class Audience:
     token_id: int
     seat: int | None
     viewer: int | None
+    verified_at: float  # time.monotonic() before the last query that found the token live
 
 
 def _speaks_for(game: Game, player: Player) -> tuple[int | None, int | None]:
@@ -154,6 +156,7 @@ def _open(
     ``(audience, after, snapshot)``."""
     close_old_connections()
     try:
+        verified_at = time.monotonic()
         try:
             auth = BearerTokenAuthentication().authenticate(cast(Request, request))
         except exceptions.AuthenticationFailed as exc:
@@ -173,13 +176,13 @@ def _open(
                     "invalid_cursor",
                     f"There is no event {after} in this game yet (its version is {game.version}).",
                 )
-            return Audience(player, token.pk, seat, viewer), after, None
+            return Audience(player, token.pk, seat, viewer, verified_at), after, None
         for _attempt in range(SNAPSHOT_TRIES):  # a snapshot whose state and version agree
             snapshot = selectors.game_state(game, viewer)
             version = Game.objects.filter(pk=game.pk).values_list("version", flat=True).first()
             if version == game.version:  # no append committed while the state was read
                 body = json.loads(json.dumps(snapshot, cls=JSONEncoder))
-                return Audience(player, token.pk, seat, viewer), game.version, body
+                return Audience(player, token.pk, seat, viewer, verified_at), game.version, body
             game = services.get_game(game_id)
             seat, viewer = _speaks_for(game, player)
         raise Problem(503, "game_busy", "The game changed during every snapshot attempt: try again.")
@@ -197,6 +200,7 @@ class Batch:
     rows: list[Event]
     checked: frozenset[int]
     live: dict[int, bool]
+    read_at: float  # time.monotonic() once the events were read (before the tokens were checked)
 
 
 def _read(game_id: int, after: int, tokens: Collection[int]) -> Batch:
@@ -207,7 +211,8 @@ def _read(game_id: int, after: int, tokens: Collection[int]) -> Batch:
     try:
         game = services.get_game(game_id)
         rows = [row for row in store.load_stream(game_id, after=after, limit=PAGE) if row.seq <= game.version]
-        return Batch(game, rows, frozenset(tokens), hints.live_tokens(tokens))
+        read_at = time.monotonic()
+        return Batch(game, rows, frozenset(tokens), hints.live_tokens(tokens), read_at)
     finally:
         close_old_connections()
 
@@ -244,8 +249,15 @@ async def _stream(
             seen = hub.generation(game_id)  # before reading: a hint that arrives meanwhile is not missed
             _cursor, batch = await hub.shared_read(game_id, last, seen, read)
             live = batch.live
-            if audience.token_id not in batch.checked or audience.token_id in hub.dead_tokens:
+            if audience.token_id in batch.checked:
+                audience.verified_at = max(audience.verified_at, batch.read_at)
+            elif batch.read_at > audience.verified_at or audience.token_id in hub.dead_tokens:
+                # a read this stream joined late, of events read after its token was last found live
+                checked_at = time.monotonic()
                 live = await sync_to_async(_check_token, thread_sensitive=False)(audience.token_id)
+                audience.verified_at = checked_at
+            else:  # events read before the token was last found live (at the open): nothing to add
+                live = {audience.token_id: audience.player.is_staff}
             reason = recheck(audience, batch.game, live)  # who this batch may be redacted for, if anyone
             if reason is not None:
                 yield _end(last, reason)
