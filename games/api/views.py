@@ -142,11 +142,13 @@ def still_authenticated(request: Request) -> Player:
         if session.session_key is not None and session.exists(session.session_key):
             player = Player.objects.filter(pk=_player(request).pk, is_active=True).first()
     if player is None:
-        raise Problem(
+        problem = Problem(
             401,
             "authentication_failed",
             "Your token was revoked (or your session ended) while the request waited.",
         )
+        problem.headers["WWW-Authenticate"] = 'Bearer realm="api"'
+        raise problem
     return player
 
 

@@ -311,6 +311,7 @@ def test_a_long_poll_waiting_across_a_revocation_is_a_401(settings: Any) -> None
     assert poll.error is None, repr(poll.error)
     body = assert_problem(poll.response, 401, "authentication_failed")
     assert "revoked" in body["detail"]
+    assert poll.response["WWW-Authenticate"].startswith("Bearer")
     assert SECRET_TEXT not in poll.response.content.decode()
 
 
@@ -335,3 +336,27 @@ def test_the_inbox_follows_a_hand_over_and_a_revocation() -> None:
     assert newcomer.delete(f"/api/v1/me/tokens/{token.pk}").status_code == 204
     r = newcomer.get("/api/v1/me/inbox", headers={"Authorization": f"Bearer {raw}"})
     assert_problem(r, 401, "authentication_failed")
+
+
+def test_a_long_poll_on_a_session_that_ends_while_it_waits_is_a_401() -> None:
+    from django.contrib.sessions.models import Session
+    from django.test import Client
+
+    table = abandon_seat_1()
+    gid = table.game_id
+    browser = Client()
+    browser.force_login(table.apis[2].player)
+    viewer = Api(player=table.apis[2].player, token="", client=browser)
+    after = Game.objects.get(pk=gid).version
+    poll = LongPoll(viewer, f"/api/v1/games/{gid}/events", {"after": after, "wait": 10}, token=None)
+    poll.headers = {"Authorization": ""}  # the session cookie only
+    poll.start()
+    time.sleep(0.3)
+    assert poll.is_alive()
+    Session.objects.all().delete()  # logged out elsewhere (or expired and cleared)
+    r = table.apis[3].command(gid, "send-message", {"text": SECRET_TEXT, "to": [2]})
+    assert r.status_code == 200, r.content
+    poll.join(15)
+    assert poll.error is None, repr(poll.error)
+    assert_problem(poll.response, 401, "authentication_failed")
+    assert SECRET_TEXT not in poll.response.content.decode()
