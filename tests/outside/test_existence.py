@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from games.api import examples
@@ -166,3 +167,29 @@ def test_a_private_game_answers_exactly_as_a_missing_one(
     assert {kind: Game.objects.get(pk=pk).version for kind, pk in games.items()} == versions
     assert server.proc is not None
     assert server.proc.poll() is None
+
+
+def test_who_may_see_a_running_game_still_gets_409_for_its_record_and_replay(server: AsgiServer) -> None:
+    """Only the outsider of a private game gets the missing game's answer: a member of it, and anyone for
+    a game open to spectators, learn that the record is not public yet."""
+    apis = [make_api() for _ in range(4)]
+    private = apis[0].post("/api/v1/games", {"seats": 4, "allow_spectators": False}).json()["id"]
+    public = apis[0].post("/api/v1/games", {"seats": 4}).json()["id"]
+    for game_id in (private, public):
+        for api in apis[1:]:
+            assert api.post(f"/api/v1/games/{game_id}/join").status_code == 200
+    for caller, game_id in ((apis[2], private), (make_api(), public)):
+        r = request(server, caller, "GET", f"/api/v1/games/{game_id}/record", None)
+        assert r.status_code == 409, r.text
+        assert r.json()["code"] == "game_not_over"
+    # the replay page (HTML for people) knows a browser's session, not a token: a member logged in sees
+    # the 409 of the private game, anyone the public game's
+    browser = Client()
+    browser.force_login(apis[2].player)
+    cookies = {"sessionid": browser.cookies["sessionid"].value}
+    for game_id, jar in ((private, cookies), (public, {})):
+        r = httpx.get(f"{server.base_url}/games/{game_id}/replay", cookies=jar, timeout=10)
+        assert r.status_code == 409, r.text
+        assert r.json()["code"] == "game_not_over"
+    r = httpx.get(f"{server.base_url}/games/{private}/replay", timeout=10)
+    assert r.status_code == 404  # and without the session it is the outsider's answer
