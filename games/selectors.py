@@ -16,7 +16,7 @@ from players.models import Player
 
 from . import store
 from .models import Event, Game, GameStatus, Seat
-from .services import load_state, roster, ruleset_for
+from .services import get_game, load_state, roster, ruleset_for
 
 Viewer = int | None
 
@@ -100,18 +100,29 @@ def game_state(game: Game, viewer: Viewer) -> dict[str, Any]:
     return viewer_state(game, load_state(game), viewer)
 
 
-def feed(game: Game, viewer: Viewer, *, after: int, limit: int, wait: float = 0) -> dict[str, Any]:
-    """Events with ``seq > after`` as ``viewer`` may see them. With ``wait`` > 0 and nothing new, wait (poll
-    the game's version every FEED_POLL_INTERVAL) up to ``wait`` seconds for the next event."""
+def wait_for_events(game: Game, *, after: int, wait: float) -> Game | None:
+    """The long-poll's wait: while the game has no event after ``after``, poll its version every
+    FEED_POLL_INTERVAL, up to ``wait`` seconds (at most FEED_MAX_WAIT_SECONDS). ``None`` when it did not
+    wait at all; else the game read again with its roster after the wait (one statement), so that the
+    caller resolves who the answer is for as of now, not as of the request's start (R8.3: a seat handed
+    over or a token revoked meanwhile)."""
     deadline = time.monotonic() + min(wait, settings.FEED_MAX_WAIT_SECONDS)
+    if game.version > after or time.monotonic() >= deadline:
+        return None
     version = game.version
     while version <= after and time.monotonic() < deadline:
         release_idle_connection(connection)  # a pooled connection goes back to the pool while we sleep
         time.sleep(settings.FEED_POLL_INTERVAL)
         version = Game.objects.filter(pk=game.pk).values_list("version", flat=True).first() or 0
-    if version != game.version:
-        game.refresh_from_db()
-    return feed_page(game, store.load_stream(game.pk, after=after, limit=limit), viewer, after=after)
+    return get_game(game.pk)
+
+
+def feed(game: Game, viewer: Viewer, *, after: int, limit: int) -> dict[str, Any]:
+    """Events with ``seq > after`` (up to the game's version as read) as ``viewer`` may see them: ``viewer``
+    must be who the caller is in ``game`` as read (an event past it, a hand-over say, is left for the next
+    read)."""
+    rows = [row for row in store.load_stream(game.pk, after=after, limit=limit) if row.seq <= game.version]
+    return feed_page(game, rows, viewer, after=after)
 
 
 def feed_page(game: Game, rows: Sequence[Event], viewer: Viewer, *, after: int) -> dict[str, Any]:

@@ -13,7 +13,7 @@ STREAM_EXAMPLE = (
     'id: 18\nevent: game_event\ndata: {"seq":18,"created_at":"2026-11-23T12:02:00Z",'
     '"event":{"type":"ActionChosen","seat":0,"action":null,"commitment":"9f2c…"},"hash":null}\n\n'
     ": keep-alive\n\n"
-    'event: end\ndata: {"version":211,"head_hash":"5be1…"}\n\n'
+    'event: end\ndata: {"version":211,"head_hash":"5be1…","reason":"game_over"}\n\n'
 )
 
 
@@ -52,7 +52,11 @@ def stream_operation() -> dict[str, Any]:
                 "the body of `games_state_retrieve`, `id` = the version it reflects), then one",
                 "`event: game_event` per new event redacted for you (the items of `games_events_list`,",
                 "`id` = its seq), a `: keep-alive` comment line at least every 15 s, and `event: end` once",
-                "the game is over and everything was sent (then the server closes). After a disconnect,",
+                "the game is over and everything was sent (then the server closes). Who the stream speaks",
+                "for is checked again before every batch: it ends at once, with `event: end` and a `reason`,",
+                "when the token is revoked (`token_revoked`), when you lose or get a seat (`viewer_changed`:",
+                "reconnect without `Last-Event-ID` for a new snapshot) or may no longer see the game",
+                "(`game_not_visible`); `game_over` and `game_cancelled` otherwise. After a disconnect,",
                 "reconnect with the last `id` you received as `Last-Event-ID` (or `?after=`): you get every",
                 "later event, none skipped and none repeated, and no snapshot. Served by the ASGI process",
                 "(503 `stream_needs_asgi` from a WSGI worker). Authenticate with the Bearer token; opening a",
@@ -86,7 +90,8 @@ def stream_operation() -> dict[str, Any]:
         ],
         "responses": {
             "200": {
-                "description": "The stream (it ends only when the game is over or you disconnect).",
+                "description": "The stream (it ends when the game is over, when who it speaks for "
+                "changes, or when you disconnect).",
                 "content": {
                     "text/event-stream": {
                         "schema": {

@@ -19,8 +19,9 @@ from critters_api.problems import Problem, problem_http_response
 from games.audit import export, replay
 from games.audit.verify import FORMAT, FORMAT_VERSION, verify_record
 from games.models import Game
+from players.models import Player
 
-from .views import GAME_ID, GameView
+from .views import GAME_ID, GameView, may_know_of
 
 SEQ = OpenApiParameter(
     "seq", OpenApiTypes.INT, OpenApiParameter.PATH, description="An event number (1 to the game's version)."
@@ -306,7 +307,8 @@ def replay_page(request: HttpRequest, game_id: int) -> HttpResponse:
     if request.method not in ("GET", "HEAD"):
         return problem_http_response(405, "method_not_allowed", "Only GET is allowed here.", request)
     game = Game.objects.filter(pk=game_id).first()
-    if game is None:
+    user = request.user if isinstance(request.user, Player) else None
+    if game is None or not may_know_of(game, user):  # a hidden game answers as a missing one (R8.3)
         return problem_http_response(404, "game_not_found", "No such game.", request)
     try:
         record = export.game_record(game)
