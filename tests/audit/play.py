@@ -7,10 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from games import services
+from games.api.commands import kebab
 from games.models import Game, GameStatus, Seat
 from tests.conftest import Api
-
-from games.api.commands import kebab
 
 
 def play_to_end(game_id: int, apis: dict[int, Api], *, max_commands: int = 5_000, salt: int = 0) -> Game:
@@ -26,7 +25,7 @@ def play_to_end(game_id: int, apis: dict[int, Api], *, max_commands: int = 5_000
         machines = services.machine_seats(game, rs, state)
         moved = False
         for seat in Seat.objects.filter(game=game, position__isnull=False).order_by("position"):
-            if seat.position in machines or seat.player_id not in apis:
+            if seat.position is None or seat.position in machines or seat.player_id not in apis:
                 continue
             command: Any = rs.bot_command(state, seat.position, strategy="sensible", salt=salt)
             if command is None:

@@ -1,7 +1,7 @@
 """Records made before format version 2 still verify: two records checked in before the record's format
 changed (``fixtures/record-v1-4p.json``, the simulator's worked example as it was, and
-``fixtures/record-v1-server.json``, a game of two players, a player who wrote and resigned and two bots, played
-to its end through the HTTP API by the server of that day)."""
+``fixtures/record-v1-server.json``, a game of two players, a player who wrote and resigned and two bots,
+played to its end through the HTTP API by the server of that day)."""
 
 from __future__ import annotations
 
@@ -30,4 +30,5 @@ def test_a_version_1_record_is_still_checked() -> None:
     vote["data"]["action"] = "guard" if vote["data"]["action"] != "guard" else "rob"
     verdict = verify_record(record)
     assert not verdict.ok
-    assert verdict.error is not None and verdict.error.check == "chain"
+    assert verdict.error is not None
+    assert verdict.error.check == "chain"

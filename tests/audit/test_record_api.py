@@ -48,7 +48,7 @@ def test_the_record_of_a_finished_game_verifies(alice: Api, finished: Game, tmp_
     assert response.status_code == 200, response.content
     record = response.json()
     assert record["format"] == "goodcritters.record"
-    assert record["format_version"] == 1
+    assert record["format_version"] == 2
     assert record["game"]["id"] == finished.pk
     assert record["game"]["ruleset_version"] == RULESET.version
     assert record["game"]["options"] == finished.options
