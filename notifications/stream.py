@@ -162,10 +162,11 @@ async def _stream(
             if feed["more"]:
                 continue
             if game.status == GameStatus.CANCELLED:  # cancelled before it started: nothing will come
-                yield _sse("end", {"version": last, "head_hash": None})
+                yield _sse("end", {"version": last, "head_hash": None, "public_head": feed["public_head"]})
                 return
             if feed["over"] and last >= feed["version"]:
-                yield _sse("end", {"version": last, "head_hash": feed["head_hash"]})
+                end = {"version": last, "head_hash": feed["head_hash"], "public_head": feed["public_head"]}
+                yield _sse("end", end)
                 return
             # an idle stream only sends keep-alives: it reads the log again only when a hint or the poller
             # says the game moved (the poller sees every change within STREAM_POLL_SECONDS)
