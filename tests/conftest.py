@@ -49,6 +49,8 @@ def finished_games_verify(request: pytest.FixtureRequest) -> Iterator[None]:
         return
     request.getfixturevalue("_django_db_helper")
     yield
+    if "monkeypatch" in request.fixturenames:  # the test is over: its patches (a broken database...) too
+        request.getfixturevalue("monkeypatch").undo()
     failures = []
     for game in Game.objects.filter(status=GameStatus.OVER).order_by("pk"):
         verdict = verify_record(export.game_record(game))

@@ -450,6 +450,18 @@ class _Secrets:
         self.bundles: dict[tuple[int, int], tuple[int, str, int]] = {}  # (giver, token) -> ...
         self.opened = 0
         self.picks = 0
+        self.next_commit = 0  # commit_no runs 0, 1, 2, ... in log order, without gaps
+
+    def _number(self, commit_no: Any, seq: int, kind: str) -> None:
+        if commit_no != self.next_commit:
+            raise _Bad(
+                seq,
+                "commitment",
+                f"commit_no is {commit_no!r}, the game's next commitment is number {self.next_commit} (they "
+                "run 0, 1, 2, ... in the log's order)",
+                kind,
+            )
+        self.next_commit += 1
 
     def _salt(self, commit_no: Any, seq: int, kind: str) -> bytes:
         if type(commit_no) is not int or commit_no < 0:
@@ -459,11 +471,13 @@ class _Secrets:
     def check(self, seq: int, kind: str, data: Mapping[str, Any], state: Any) -> None:
         if kind == "ActionChosen":
             salt = self._salt(data.get("commit_no"), seq, kind)
+            self._number(data["commit_no"], seq, kind)
             if rng.commitment(salt, {"action": data.get("action")}) != data.get("commitment"):
                 raise _Bad(seq, "commitment", "the commitment is not SHA-256(salt || the chosen card)", kind)
             self.actions[data["seat"]] = (data["commit_no"], data["commitment"], seq)
         elif kind == "PayoffOffered" and data.get("commitment") is not None:
             salt = self._salt(data.get("commit_no"), seq, kind)
+            self._number(data["commit_no"], seq, kind)
             if rng.commitment(salt, {"loot": sorted(data.get("loot") or [])}) != data["commitment"]:
                 raise _Bad(
                     seq, "commitment", "the commitment is not SHA-256(salt || the bundle's cards)", kind
