@@ -10,7 +10,6 @@ The spectator's redaction is pinned here, as a table (``SPECTATOR_NULLS``), inde
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 from collections.abc import Callable, Mapping
@@ -58,10 +57,11 @@ SPECTATOR_NULLS: Final[dict[str, tuple[Callable[[Mapping[str, Any]], bool], tupl
 
 
 def spectator_data(ruleset: str, data: Mapping[str, Any]) -> dict[str, Any]:
-    """An event's JSON ``data`` as a spectator sees it while the game runs (GoodCritters' R8.3)."""
+    """An event's JSON ``data`` as a spectator sees it while the game runs (GoodCritters' R8.3): a new
+    top-level object (nested values are shared with ``data``: read it, do not change it)."""
     if ruleset != "goodcritters":
         raise ValueError(f"no public chain is defined for the ruleset {ruleset!r}")
-    out = copy.deepcopy(dict(data))
+    out = dict(data)
     rule = SPECTATOR_NULLS.get(str(out.get("type")))
     if rule is not None and rule[0](out):
         for name in rule[1]:
