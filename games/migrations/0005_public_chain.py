@@ -20,6 +20,7 @@ def backfill(apps: Any, schema_editor: Any) -> None:
     Event = apps.get_model("games", "Event")
     connection = schema_editor.connection
     with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # ALTER TABLE refuses pending trigger events
         cursor.execute("ALTER TABLE games_event DISABLE TRIGGER games_event_no_update_delete")
         for game in Game.objects.filter(version__gt=0).only("id", "ruleset").iterator():
             prev = GENESIS
