@@ -102,6 +102,10 @@ def test_a_game_with_hand_overs_to_a_player_and_to_a_bot_and_a_resignation_verif
     actors = {e["actor"] for e in record["events"] if e["command"] and e["command"]["seat"] == 1}
     assert {old1.pk, carol.player.pk} <= actors
     assert verdict["checks"][:4] == ["signature", "chain", "public", "seed"]
+    # the replay page names every holder of a seat, and from which event on
+    page = creator.client.get(f"/games/{gid}/replay").content.decode()
+    assert f"{old1.public_name} → carol <small>(from event #{handed[1]})</small>" in page
+    assert f"(bot) <small>(from event #{handed[2]})</small>" in page
     # the same game as a version-1 record (as the server wrote it before: each seat's holder at the end, no
     # public chain, no signature) verifies too: earlier holders are named by the server's uid, p{player id}
     old = _as_version_1(record)
