@@ -37,6 +37,7 @@ from typing import Any
 
 import psycopg
 
+from games.audit import public
 from games.audit.verify import GENESIS_HASH
 from games.audit.verify import event_hash as reference_hash
 from games.rules.core import Context
@@ -245,10 +246,10 @@ class Writer:
             "is_active, date_joined, display_name",
             "games_game": "id, ruleset, name, status, creator_id, seat_count, options, allow_spectators, "
             "fair, setup, version, head_hash, revision, step_no, waiting_step, deadline_at, warn_at, "
-            "bots_due_at, created_at, started_at, ended_at",
+            "bots_due_at, created_at, started_at, ended_at, public_head_hash",
             "games_seat": "game_id, index, player_id, bot_strategy, uid, position, joined_at",
             "games_event": "game_id, seq, type, schema_version, data, created_at, command_id, command, "
-            "actor_id, prev_hash, hash",
+            "actor_id, prev_hash, hash, public_hash",
         }
         self.order = list(self.columns)
         self.events = 0
@@ -321,6 +322,7 @@ class Writer:
                 created.isoformat().encode(),
                 NULL,
                 NULL,
+                b"",
             ],
         )
         self.row(
@@ -341,6 +343,7 @@ class Writer:
         uids = [f"p{pid}".encode() for pid in g.seats]
         position_of = {join: pos for pos, join in enumerate(t.order)}
         prev = GENESIS_HASH
+        prev_public = GENESIS_HASH  # the public chain (docs/AUDIT.md), over what a spectator sees
         seq = 0
         gid = str(g.id).encode()
         for k in range(g.batches):
@@ -379,6 +382,15 @@ class Writer:
                     )
                 )
                 digest = hashlib.sha256(record).hexdigest()
+                prev_public = public.public_hash(
+                    game_id=g.id,
+                    seq=seq,
+                    type=etype,
+                    schema_version=version,
+                    public_data=public.spectator_data(RULESET, json.loads(data)),
+                    created_at=created,
+                    prev_public_hash=prev_public,
+                )
                 self.events += 1
                 if self.events % self.check_every == 1:  # the bytes hashed are the store's canonical JSON
                     expected = reference_hash(
@@ -410,6 +422,7 @@ class Writer:
                         NULL if actor is None else str(actor).encode(),
                         prev.encode(),
                         digest.encode(),
+                        prev_public.encode(),
                     ],
                 )
                 prev = digest
@@ -441,6 +454,7 @@ class Writer:
                 (first - timedelta(seconds=g.created_before)).isoformat().encode(),
                 first.isoformat().encode(),
                 g.when(last.at).isoformat().encode() if over else NULL,
+                prev_public.encode(),
             ],
         )
         for join, pid in enumerate(g.seats):

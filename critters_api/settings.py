@@ -27,6 +27,17 @@ if not _secret:
         )
     _secret = "django-insecure-dev-only-never-in-production"  # noqa: S105 - DEBUG only
 SECRET_KEY: str = _secret
+# The Ed25519 key that signs finished games' records (docs/AUDIT.md, "The signature"): its 32-byte seed as 64
+# hex digits. Empty: derived from SECRET_KEY (HKDF-SHA256), so it is stable as long as SECRET_KEY is.
+RECORD_SIGNING_KEY: str = env.str("RECORD_SIGNING_KEY", default="")
+if RECORD_SIGNING_KEY:
+    try:
+        if len(bytes.fromhex(RECORD_SIGNING_KEY)) != 32:
+            raise ValueError
+    except ValueError:
+        raise ImproperlyConfigured(
+            "RECORD_SIGNING_KEY must be 64 hex digits (a 32-byte Ed25519 key)"
+        ) from None
 
 ALLOWED_HOSTS: list[str] = env.list(
     "ALLOWED_HOSTS",

@@ -40,6 +40,12 @@ class Game(models.Model):
     # the head of the event log
     version = models.PositiveIntegerField(default=0, help_text="The last event's seq (0: no events).")
     head_hash = models.CharField(max_length=64, blank=True, default="")
+    public_head_hash = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        help_text="The last event's public hash (the chain over what a spectator sees, docs/AUDIT.md).",
+    )
     revision = models.PositiveIntegerField(default=0, help_text="Bumped on every change (ETag).")
     # what the game waits on (denormalised from the fold, for listing and timers)
     step_no = models.PositiveIntegerField(null=True, blank=True)
@@ -130,7 +136,8 @@ class Event(models.Model):
     """One fact in a game's log. Append-only: a database trigger refuses UPDATE, DELETE and TRUNCATE.
 
     ``hash`` = SHA-256 over the canonical JSON of the immutable stored fields, ``prev_hash`` included (a
-    per-game chain, see ``games.store.event_hash``)."""
+    per-game chain, see ``games.store.event_hash``); ``public_hash`` the same over what a spectator sees of
+    it (``games.audit.public``)."""
 
     # no index of its own: the unique (game, seq) index serves every lookup by game (and is the log's order)
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="events", db_index=False)
@@ -156,6 +163,13 @@ class Event(models.Model):
     )
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
+    public_hash = models.CharField(
+        max_length=64,
+        help_text=(
+            "The public chain's hash: over the event as a spectator sees it while the game runs, and the "
+            "previous event's public hash (games.audit.public). Served at any time."
+        ),
+    )
 
     class Meta:
         ordering: ClassVar = ["game", "seq"]

@@ -77,6 +77,7 @@ def viewer_state(game: Game, state: Any, viewer: Viewer) -> dict[str, Any]:
     return {
         "game": public,
         "version": game.version,
+        "public_head": public_head(game),
         "viewer": viewer,
         "state": rs.view_for(state, viewer),
         "legal_commands": rs.legal_commands(state, viewer) if viewer is not None and started else [],
@@ -94,6 +95,12 @@ def viewer_state(game: Game, state: Any, viewer: Viewer) -> dict[str, Any]:
         "over": terminal,
         "scores": list(rs.scores(state) or []) if terminal else None,
     }
+
+
+def public_head(game: Game) -> dict[str, Any]:
+    """The public chain's head (docs/AUDIT.md): what a spectator saw up to ``version``, hashed; safe to serve
+    while the game runs (no secret goes into it)."""
+    return {"seq": game.version, "hash": game.public_head_hash or "0" * 64}
 
 
 def game_state(game: Game, viewer: Viewer) -> dict[str, Any]:
@@ -140,6 +147,7 @@ def feed_page(game: Game, rows: Sequence[Event], viewer: Viewer, *, after: int) 
                 "created_at": row.created_at,
                 "event": rs.redact_event(event, viewer, terminal=terminal),
                 "hash": row.hash if terminal else None,
+                "public_hash": row.public_hash,
             }
         )
     last = rows[-1].seq if rows else after
@@ -152,6 +160,7 @@ def feed_page(game: Game, rows: Sequence[Event], viewer: Viewer, *, after: int) 
         # the hash chain is public once the game is over (a hash over low-entropy secrets could be
         # brute-forced while it runs)
         "head_hash": game.head_hash if terminal else None,
+        "public_head": public_head(game),
     }
 
 

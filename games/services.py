@@ -386,6 +386,8 @@ def _setup_json(rs: Ruleset[Any], setup: OperatorSetup, seats: int) -> dict[str,
         out["seat_order"] = list(setup.seat_order)
     if "seats" in setup.deck:
         raise Problem(422, "invalid_setup", "Give the seat order as seat_order (lobby seat indexes).")
+    if "fixed_seed" in setup.deck:
+        raise Problem(422, "invalid_setup", "Give the seed as seed: fixed_seed is the server's to set.")
     deck = dict(setup.deck)
     # let the ruleset check the shape now (a bad deck is refused again, with nothing applied, at start)
     players = [f"check{i}" for i in range(seats)]
@@ -529,6 +531,8 @@ def _start(game: Game) -> None:
     setup = game.setup or {}
     seed = bytes.fromhex(setup["seed"]) if setup.get("seed") else secrets.token_bytes(32)
     deck = dict(setup.get("deck") or {})
+    if setup.get("seed"):
+        deck["fixed_seed"] = True  # an operator chose the seed: the log says the game is not fair (R8.2)
     if setup.get("seat_order") is not None:
         by_index = {s.index: s.uid for s in seats}
         if set(by_index) != set(setup["seat_order"]):

@@ -13,7 +13,8 @@ STREAM_EXAMPLE = (
     'id: 18\nevent: game_event\ndata: {"seq":18,"created_at":"2026-11-23T12:02:00Z",'
     '"event":{"type":"ActionChosen","seat":0,"action":null,"commitment":"9f2c…"},"hash":null}\n\n'
     ": keep-alive\n\n"
-    'event: end\ndata: {"version":211,"head_hash":"5be1…","reason":"game_over"}\n\n'
+    'event: end\ndata: {"version":211,"head_hash":"5be1…","public_head":{"seq":211,"hash":"0d4e…"},'
+    '"reason":"game_over"}\n\n'
 )
 
 

@@ -225,8 +225,14 @@ def _check_token(token_id: int) -> dict[int, bool]:
         close_old_connections()
 
 
-def _end(last: int, reason: str, head_hash: str | None = None) -> bytes:
-    return _sse("end", {"version": last, "head_hash": head_hash, "reason": reason})
+def _end(
+    last: int, reason: str, head_hash: str | None = None, public_head: dict[str, Any] | None = None
+) -> bytes:
+    """The ``end`` event: why the stream ends, and, when it ends with the game (over or cancelled), the heads
+    of both chains (the public one is a checkpoint a watcher keeps, docs/AUDIT.md). A stream that ends
+    because its viewer lost the right to it says no more about the game (``public_head`` null)."""
+    end = {"version": last, "head_hash": head_hash, "public_head": public_head, "reason": reason}
+    return _sse("end", end)
 
 
 async def _stream(
@@ -271,10 +277,10 @@ async def _stream(
             if feed["more"]:
                 continue
             if game.status == GameStatus.CANCELLED:  # cancelled before it started: nothing will come
-                yield _end(last, CANCELLED)
+                yield _end(last, CANCELLED, None, feed["public_head"])
                 return
             if feed["over"] and last >= feed["version"]:
-                yield _end(last, OVER, feed["head_hash"])
+                yield _end(last, OVER, feed["head_hash"], feed["public_head"])
                 return
             # an idle stream only sends keep-alives: it reads the log again only when a hint or the poller
             # says the game moved (the poller sees every change within STREAM_POLL_SECONDS)

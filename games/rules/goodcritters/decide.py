@@ -218,7 +218,8 @@ def _start(run: _Run, command: StartGame) -> None:
             players=seats,
             boss=boss,
             options=command.options,
-            fair=not operator and command.seats is None and command.boss is None,
+            # fair: nothing an operator fixed (the seed, the deal, the seats or the first Boss)
+            fair=not operator and command.seats is None and command.boss is None and not command.fixed_seed,
             seed=command.seed.hex(),
             seed_commitment=rng.seed_commitment(command.seed),
             stashes=stashes,

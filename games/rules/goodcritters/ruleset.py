@@ -20,7 +20,7 @@ from .options import Options, options_to_json, parse_options
 from .state import CHOOSE, DISTRIBUTE, INITIAL_STATE, OVER, SETUP, State
 from .views import redact_event, view_for
 
-_SETUP_KEYS: Final = ("seats", "stashes", "pile", "boss")
+_SETUP_KEYS: Final = ("seats", "stashes", "pile", "boss", "fixed_seed")
 
 
 def _setup_field(setup: Mapping[str, Any], key: str, kind: str) -> Any:
@@ -37,6 +37,13 @@ def _setup_field(setup: Mapping[str, Any], key: str, kind: str) -> Any:
         return serde._int(value)
     except serde._Bad as exc:
         fail("invalid_setup", f"setup {key!r}: {exc}")
+
+
+def _setup_flag(setup: Mapping[str, Any], key: str) -> bool:
+    value = setup.get(key, False)
+    if type(value) is not bool:
+        fail("invalid_setup", f"setup {key!r} must be true or false")
+    return value
 
 
 class GoodCritters:
@@ -110,7 +117,8 @@ class GoodCritters:
         setup: Mapping[str, Any] | None = None,
     ) -> cmd.StartGame:
         """``setup`` (operators): ``seats`` (player ids in seat order), ``stashes`` (card ids per seat) with
-        ``pile`` (card ids, top first, The Fuzz! = 140), ``boss`` (the first Boss's seat)."""
+        ``pile`` (card ids, top first, The Fuzz! = 140), ``boss`` (the first Boss's seat), ``fixed_seed``
+        (true: an operator chose ``seed``; the service sets it, never a client)."""
         opts = options if isinstance(options, Options) else parse_options(options)
         setup = setup or {}
         for key in setup:
@@ -126,6 +134,7 @@ class GoodCritters:
             stashes=_setup_field(setup, "stashes", "intss"),
             pile=_setup_field(setup, "pile", "ints"),
             boss=_setup_field(setup, "boss", "int"),
+            fixed_seed=_setup_flag(setup, "fixed_seed"),
         )
 
     def expire_command(self, step_no: int) -> cmd.ExpireDeadline:
