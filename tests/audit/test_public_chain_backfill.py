@@ -16,7 +16,7 @@ from tests.conftest import start_table
 
 pytestmark = pytest.mark.django_db
 
-migration = importlib.import_module("games.migrations.0005_public_chain")
+migration = importlib.import_module("games.migrations.0007_public_chain")
 
 
 def test_the_backfill_computes_the_public_chain_of_stored_events() -> None:
