@@ -7,17 +7,53 @@ to open a new PostgreSQL connection (about a third of a short task's time: a dea
 ``CONN_MAX_AGE`` or that errored and is no longer usable, and arms the health check
 (``critters_api/db/base.py``) for the task's first query, so a connection PostgreSQL ended (a restart) is
 replaced before the task uses it.
+
+Broker outages (docs/DECISIONS.md, "Failures"): the worker rides them out and reconnects. Celery 5.7 /
+kombu 5.7 on Redis used to die instead ("Unrecoverable error: AttributeError('NoneType' object has no
+attribute 'hostname')") whenever it held unacknowledged messages when Redis went away, which with late acks
+and our short ETA tasks (bots, deadlines) is always: on the connection error the consumer first
+``collect()``s the connection, which closes the transport (``transport.client = None``) but keeps the
+default channel, whose attempt to put the unacked messages back failed (Redis is down) and so is not marked
+done; then it ``close()``s the connection, which closes that channel again, which tries the restore again,
+which builds a Redis pool from ``transport.client``: ``None.hostname``, an AttributeError, not one of the
+connection errors the consumer ignores there. ``RedisTransport`` (``CELERY_BROKER_TRANSPORT``) makes that
+second attempt fail as what it is, a connection error, so the consumer goes on to reconnect. The messages it
+could not put back stay in Redis's unacked set and come back after the visibility timeout; nothing depends
+on them (the sweeper finds every due deadline and bot in PostgreSQL, and the tasks are idempotent).
+
+Pool processes ask the kernel to kill them when the worker's main process dies (``PR_SET_PDEATHSIG``), so a
+worker killed with SIGKILL leaves no orphaned child behind to run tasks alongside its replacement.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
+import signal
+import sys
 from typing import Any
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun
+from celery.signals import task_postrun, task_prerun, worker_process_init
+from kombu.transport import redis as kombu_redis
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "critters_api.settings")
+
+
+class RedisChannel(kombu_redis.Channel):
+    def _connparams(self, asynchronous: bool = False) -> Any:
+        if self.connection.client is None:  # the connection was closed: nothing left to connect with
+            raise RedisConnectionError("the broker connection is closed")
+        return super()._connparams(asynchronous=asynchronous)  # type: ignore[misc]
+
+
+class RedisTransport(kombu_redis.Transport):
+    """kombu's Redis transport whose closed channels fail with a connection error (module docstring)."""
+
+    Channel = RedisChannel
+
 
 app = Celery("critters_api")
 app.config_from_object("django.conf:settings", namespace="CELERY")
@@ -36,3 +72,18 @@ def recycle_database_connections(task: Any = None, **kwargs: Any) -> None:
     if connection.in_atomic_block:  # never close a connection inside a transaction
         return
     close_old_connections()
+
+
+PR_SET_PDEATHSIG = 1  # prctl(2)
+_MAIN_PID = os.getpid()  # the worker's main process imports this module before it forks its pool
+
+
+@worker_process_init.connect
+def die_with_the_worker(**kwargs: Any) -> None:
+    """In each pool process: be killed (SIGKILL) when the main process that forked us dies (Linux)."""
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != _MAIN_PID:  # the main process died before we asked: do not outlive it
+        os._exit(1)
