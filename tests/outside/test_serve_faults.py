@@ -368,9 +368,13 @@ def version(pg: PrivatePostgres, game_id: int) -> int:
 
 
 def worker_game(serve: Serve, sleeper: HttpPlayer) -> int:
-    r = sleeper.post(
-        "/api/v1/games", {"seats": 4, "bots": ["sensible", "random", "sensible"], "options": WORKER_OPTIONS}
-    )
+    try:
+        r = sleeper.post(
+            "/api/v1/games",
+            {"seats": 4, "bots": ["sensible", "random", "sensible"], "options": WORKER_OPTIONS},
+        )
+    except httpx.HTTPError as exc:
+        raise AssertionError(f"the API does not answer: {exc!r}\n{serve.process.log_tail()}") from exc
     assert r.status_code == 201, r.text
     game_id: int = r.json()["id"]
     return game_id
