@@ -49,7 +49,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 PG_DOWN = 10.0
 REDIS_DOWN = 30.0
 HOOK_FAILS_FOR = 30.0
-RECOVERY = 60.0  # bound on every "comes back by itself" (a loaded 2-core machine)
+RECOVERY = 90.0  # bound on every "comes back by itself" (a loaded 2-core machine: a backlog of tasks)
 SLOW_REQUEST = 8.0  # no request may take this long (nothing waits on Redis, nothing hangs)
 DEADLINE_LAG = 15.0  # a running game's deadline is never this far in the past at the end
 
@@ -607,8 +607,8 @@ def test_serve_stops_cleanly_and_leaves_nothing(run: Run) -> None:
 
 @pytest.mark.xfail(
     strict=False,
-    reason="webhook failure accounting (issue 13 item 9, the webhooks branch): a burst of failed attempts "
-    "disables the endpoint, so deliveries after a 30 s receiver outage are cancelled",
+    reason="needs the webhook failure accounting of issue 13 item 9 (branch h/webhooks; passes with it "
+    "merged): without it a burst of failed attempts disables the endpoint; later deliveries are never made",
 )
 def test_a_webhook_receiver_that_fails_for_30s_gets_every_delivery_once(run: Run) -> None:
     assert run.hook_deliveries, "no delivery was made: the test did not test it"
