@@ -248,6 +248,14 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 5}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker rides out a broker outage of any length: it reconnects forever (Celery's default gives up after
+# 100 attempts and exits), through a Redis transport that survives losing the connection with messages
+# unacked (critters_api/celery.py says why kombu's own did not).
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_BROKER_TRANSPORT = "critters_api.celery:RedisTransport"
+# A task running when the connection is lost finishes its work in PostgreSQL (only its ack is lost; the
+# message comes back after the visibility timeout and is a no-op: tasks are idempotent).
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 # Workers keep their database connection between tasks, recycled as a web request's is
 # (critters_api/celery.py); Celery's Django fix-up would close it around every task. It still does so every
 # this many tasks.

@@ -27,6 +27,8 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
 
+from critters_api.celery import redis_health
+
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -49,19 +51,27 @@ def _pattern() -> str:
 
 
 _publisher: redis.Redis | None = None
+PUBLISH_TIMEOUT = 0.5  # seconds: a hint is published from the request that committed
 
 
 def publish(game_id: int, version: int) -> None:
-    """Publish "game ``game_id`` is at ``version``" (call it after commit). Never raises: a lost hint only
-    delays streams until the next poll."""
+    """Publish "game ``game_id`` is at ``version``" (call it after commit). Never raises, and never waits
+    long: a lost hint only delays streams until the next poll. While this process knows Redis is down
+    (``critters_api.celery.redis_health``: a failed publish marks it, a background probe clears it) hints
+    are skipped at once."""
     global _publisher
+    if redis_health.down():
+        return
     try:
         if _publisher is None:
-            _publisher = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
+            _publisher = redis.Redis.from_url(
+                settings.REDIS_URL, socket_timeout=PUBLISH_TIMEOUT, socket_connect_timeout=PUBLISH_TIMEOUT
+            )
         _publisher.publish(channel_for(game_id), str(version))
     except Exception:
         logger.warning("stream hint for game %s (version %s) not published", game_id, version, exc_info=True)
         _publisher = None
+        redis_health.failed()
 
 
 @dataclass
