@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import typing
+
 import pytest
 
 from games.rules.core import InvalidOptions
 from games.rules.were_cats import commands as c
 from games.rules.were_cats.game import GAME
 from games.rules.were_cats.state import State
+from games.rules.were_cats.types import GameView, SeatView
 
 from .helpers import after_setup, given, started, when
 
@@ -131,3 +134,27 @@ def test_wc4_3_bots_play_random_and_sensible_deterministically_given_the_salt() 
     assert GAME.bot_command(state, 1, strategy="sensible", salt=1) is None  # not waited on
     assert GAME.legal_commands(state, 1) == []
     assert GAME.legal_commands(state, 0) == ["PopulateCity"]
+
+
+def test_wc4_3_the_sensible_bot_beats_the_random_bot_in_most_games() -> None:
+    wins = 0.0
+    for salt in range(30):
+        state = _bot_game(("sensible", "random") if salt % 2 else ("random", "sensible"), salt)
+        sensible = 1 if salt % 2 == 0 else 0
+        if sensible in state.winners:
+            wins += 1 / len(state.winners)
+    assert wins >= 25
+
+
+def test_wc4_2_the_view_has_exactly_the_keys_its_typed_description_declares() -> None:
+    state = after_setup(["penny", "nickel", "dime"])
+    view = GAME.view_for(state, 1)
+    assert set(view) == set(typing.get_type_hints(GameView))
+    assert set(view["seats"][0]) == set(typing.get_type_hints(SeatView))
+    assert view["seats"][2]["cats"] == [{"slot": 4, "kind": "dime", "heads": True}]
+    assert view["waiting"] == {
+        "step": "place",
+        "step_no": state.step_no,
+        "seats": [0, 1, 2],
+        "simultaneous": True,
+    }
