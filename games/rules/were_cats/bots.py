@@ -156,23 +156,30 @@ def _cheapest_meal(food: Coins, need: int) -> Coins | None:
     return best
 
 
+def _feed(state: State, seat: int) -> Coins:
+    """Phase 1: the cheapest meal that lets the seat's sharpest cat make a cat this round (of a kind in the
+    city or the supply, on an empty slot); nothing when no meal of its victims reaches (eat-area victims not
+    eaten are lost in Phase 3)."""
+    claws = [CAT_CLAW[c.kind] for c in state.cats[seat] if c is not None]
+    kinds = _kinds_in(add(state.city, state.supply))
+    needs = [
+        make_cat_need(kind, slot) - max(claws)
+        for kind in kinds
+        for slot in SLOTS
+        if state.cat(seat, slot) is None
+    ]
+    if not needs:
+        return NO_COINS
+    return _cheapest_meal(state.victims(seat), min(needs)) or NO_COINS
+
+
 def _sensible(state: State, seat: int, mix: Mix) -> Command:
     if state.phase == CHOOSE:
         kinds = available_starting_kinds(state)
         return ChooseStartingCoins(seat=seat, kind=kinds[0])  # a penny cat has the sharpest claw
     if state.phase == PLACE:
-        held = state.victims(seat)
-        last = state.round >= state.options.max_rounds
-        eat = NO_COINS
-        if not last:
-            # feed the cats only what could make a cat: the two cheapest coins beyond one of each kind
-            spare = tuple(max(0, c - 1) for c in held)
-            eat = (spare[0], spare[1], spare[2])
-        if (
-            state.eats[seat] != eat
-            and add(state.eats[seat], state.scares[seat]) == NO_COINS
-            and eat != NO_COINS
-        ):
+        eat = NO_COINS if state.round >= state.options.max_rounds else _feed(state, seat)
+        if eat != NO_COINS and add(state.eats[seat], state.scares[seat]) == NO_COINS:
             return PlaceVictims(seat=seat, eat=eat, scare=NO_COINS)
         return FinishPlacing(seat=seat)
     if state.phase == POPULATE:
