@@ -144,15 +144,18 @@ def _best_cat(state: State, seat: int, claw: int, food: Coins) -> tuple[int, str
 
 
 def _cheapest_meal(food: Coins, need: int) -> Coins | None:
-    """The fewest victims of ``food`` whose claw reaches ``need`` (None: not enough)."""
+    """The fewest victims of ``food`` whose claw reaches ``need``, least overshoot first (None: none)."""
     if need <= 0:
         return NO_COINS
     best: Coins | None = None
-    for meal in _subsets(food):
-        if victim_claw(meal) >= need and (
-            best is None or (sum(meal), victim_claw(meal)) < (sum(best), victim_claw(best))
-        ):
-            best = meal
+    for d in range(min(food[2], -(-need // 3)) + 1):
+        for n in range(min(food[1], -(-(need - 3 * d) // 2) if need > 3 * d else 0) + 1):
+            p = max(0, need - 3 * d - 2 * n)
+            if p > food[0]:
+                continue
+            meal = (p, n, d)
+            if best is None or (sum(meal), victim_claw(meal)) < (sum(best), victim_claw(best)):
+                best = meal
     return best
 
 
