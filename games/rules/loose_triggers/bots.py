@@ -2,9 +2,10 @@
 
 A sensible Bagman deals to keep guns down: each card to the living player with the fewest Loot cards (its Pal,
 then itself, first among equals). A sensible player shoots whoever holds what it needs: when it holds a BANG!
-and a non-Pal holds more Loot than it by 2 or more (or holds a face-up relic it collects), it aims at them; it
-aims back at whoever aims at it; it plays DUCK! or CROSSFIRE! when shot at, IN THE FIRE! when one Wound from
-death, BANG! when it has a target, and picks, claims and grabs the best Loot it can see.
+and a non-Pal holds more Loot cards than it does (the likeliest holder of the cash or relics it needs), it
+aims at the one holding most; it aims back at whoever aims at it; it plays DUCK! or CROSSFIRE! when shot at,
+IN THE FIRE! when one Wound from death, BANG! when it has a target, and picks, claims and grabs the best Loot
+it can see.
 
 A bot is a pure function of the state, its seat and ``salt`` (a local SplitMix64, never the global random). It
 only sends legal commands; Discussions stay bounded by LT3.2/LT3.6, so bot games end.
@@ -36,10 +37,8 @@ class Mix:
     __slots__ = ("x",)
 
     def __init__(self, *parts: int) -> None:
-        x = 0x2545F4914F6CDD1D
-        for part in parts:
-            x = self._mix((x ^ (part & _MASK)) + 0x9E3779B97F4A7C15)
-        self.x = x
+        # the hash of a tuple of ints does not depend on PYTHONHASHSEED: deterministic across runs
+        self.x = self._mix(hash(parts) + 0x2545F4914F6CDD1D)
 
     @staticmethod
     def _mix(z: int) -> int:
@@ -81,7 +80,8 @@ def _aim_targets(state: State, seat: int) -> list[int]:
 def _random(state: State, seat: int, legal: list[str], mix: Mix) -> Command | None:
     # the step's own command first, an aim or a burn now and then
     main = [t for t in legal if t not in (Aim.TYPE, BurnLoot.TYPE)]
-    if Aim.TYPE in legal and (not main or mix.chance(8)) and _aim_targets(state, seat):
+    chance = 25 if state.discussion is not None else 4  # join a running Discussion more readily
+    if Aim.TYPE in legal and mix.chance(chance) and _aim_targets(state, seat):
         targets = _aim_targets(state, seat)
         return Aim(seat=seat, target=targets[mix.below(len(targets))])
     if BurnLoot.TYPE in legal and (not main or mix.chance(5)):
@@ -133,12 +133,15 @@ def _wanted(state: State, seat: int) -> int | None:
     mine = len(state.stacks[seat])
     pal = state.pals[seat]
     relics = {relic_of(c) for c in state.stacks[seat]} - {None}
-    best, best_size = None, mine + 1
+    best, best_size = None, mine
     for other in _others(state, seat):
         if other == pal:
             continue
         size = len(state.stacks[other])
-        if size > best_size or (relics and size > mine and state.resigned[other]):
+        # more Loot than this seat: the likeliest holder of the cash or relics it needs
+        if size > best_size or (
+            relics and size == best_size and best is not None and state.wounds[other] < 3
+        ):
             best, best_size = other, size
     return best
 
