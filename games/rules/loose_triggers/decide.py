@@ -131,6 +131,8 @@ def decide(state: State, command: Command, ctx: Context | None = None) -> list[E
         fail("not_seated", "no such seat")
     if not state.alive[seat]:
         fail("dead", "a dead player takes no part")
+    if state.resigned[seat] and isinstance(command, Aim | BurnLoot | ElectBagman):
+        fail("resigned", "a resigned seat only plays the defaults (LT7.3)")
     if isinstance(command, GiveLoot):
         _give(run, seat, command)
     elif isinstance(command, Aim):
@@ -685,8 +687,6 @@ def _resign(run: _Run, command: Resign) -> None:
 def _vote(run: _Run, seat: int, command: ElectBagman) -> None:
     s = run.state
     _need_step(s, ELECT)
-    if s.resigned[seat]:
-        fail("not_a_voter", "a resigned seat does not vote")
     if s.votes[seat] is not None:
         fail("already_voted", "you have voted already")
     c = command.candidate

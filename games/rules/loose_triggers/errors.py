@@ -24,7 +24,7 @@ CATALOGUE: Final[dict[str, tuple[ErrorKind, str]]] = {
     "not_bagman": (FORBIDDEN, "only the Bagman gives Loot (LT2.2)"),
     "not_your_choice": (FORBIDDEN, "another player makes this choice (LT4.1, LT4.2)"),
     "not_a_gunner": (FORBIDDEN, "only a Gunner with cards chooses an Action (LT3.3)"),
-    "not_a_voter": (FORBIDDEN, "only a living, not resigned player votes (LT5.4, LT7.3)"),
+    "resigned": (FORBIDDEN, "a resigned seat only plays the defaults (LT7.3)"),
     "already_resigned": (CONFLICT, "the seat has already resigned"),
     "already_voted": (CONFLICT, "the seat has already voted (LT5.4)"),
     "invalid_seat": (INVALID, "no such living seat"),

@@ -110,9 +110,10 @@ def legal_commands(state: State, seat: int) -> list[str]:
         return []
     out: list[str] = []
     step = state.step
+    free = not state.resigned[seat]  # LT7.3: a resigned seat only plays the defaults
     if step == GIVE and seat == state.bagman:
         out.append(GiveLoot.TYPE)
-    if can_aim(state, seat) and len(state.living()) > 1:
+    if free and can_aim(state, seat) and len(state.living()) > 1:
         out.append(Aim.TYPE)
     if step == CHOOSE and seat in choosers(state):
         out.append(ChooseAction.TYPE)
@@ -124,11 +125,12 @@ def legal_commands(state: State, seat: int) -> list[str]:
         elif step == GRAB_STEP:
             out.append(Grab.TYPE)
     if (
-        state.discussion is None
+        free
+        and state.discussion is None
         and len(state.stacks[seat]) >= 2
         and any(is_kind(c, IN_THE_FIRE) for c in state.hands[seat])
     ):
         out.append(BurnLoot.TYPE)
-    if step == ELECT and not state.resigned[seat] and state.votes[seat] is None:
+    if step == ELECT and free and state.votes[seat] is None:
         out.append(ElectBagman.TYPE)
     return out

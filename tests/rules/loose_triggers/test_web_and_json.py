@@ -72,10 +72,11 @@ def test_lt7_3_a_resigned_seat_plays_the_defaults_and_is_skipped_in_the_election
     assert of(events, SeatResigned) == [SeatResigned(seat=0)]
     refused(state, Resign(seat=None, target=0), "already_resigned")
     assert default_command(state, 0, "resigned") == GiveLoot(seat=0, slot=0, to=1)
+    refused(state, Aim(seat=0, target=1), "resigned")
+    assert "Aim" not in legal_commands(state, 0)
     _, state = when(state, Aim(seat=1, target=0))
-    _, state = when(state, Aim(seat=0, target=1))
-    _, state = discussion(state, [], {0: 1})
-    assert state.step is not None
+    _, state = discussion(state, [], {})
+    assert state.step == "give"
     hands = [(2, 13), (1, 14), (3,), (4,)]
     state = given(start_events(4, hands=hands, bagman=1))
     for seat in range(4):
@@ -88,7 +89,7 @@ def test_lt7_3_a_resigned_seat_plays_the_defaults_and_is_skipped_in_the_election
     _, state = discussion(state, [], {0: 2, 1: 1, 2: 3})
     assert state.step == "elect"
     assert "ElectBagman" not in legal_commands(state, 3)
-    refused(state, ElectBagman(seat=3, candidate=2), "not_a_voter")
+    refused(state, ElectBagman(seat=3, candidate=2), "resigned")
     refused(state, ElectBagman(seat=2, candidate=3), "invalid_candidate")
     events, state = when(state, ElectBagman(seat=2, candidate=2))
     assert state.bagman == 2
