@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -25,6 +26,13 @@ from games.rules.loose_triggers.hooks import default_command, legal_commands
 from games.rules.loose_triggers.options import Options
 from games.rules.loose_triggers.simulate import play
 from games.rules.loose_triggers.state import setitem, update
+from games.rules.loose_triggers.types import (
+    PLAYER_COMMANDS,
+    DisplayedView,
+    LooseTriggersOptions,
+    LooseTriggersView,
+    SeatView,
+)
 from games.rules.loose_triggers.views import redact_event, view_for
 
 from .helpers import SEED, discussion, given, of, refused, start_events, when
@@ -163,3 +171,28 @@ def test_every_error_code_has_a_kind_and_a_meaning() -> None:
     for code, (kind, meaning) in CATALOGUE.items():
         assert kind.value in ("invalid", "conflict", "forbidden"), code
         assert meaning, code
+
+
+def _check_typed(value: Any, shape: Any) -> None:
+    keys = set(shape.__required_keys__) | set(shape.__optional_keys__)
+    assert set(value) <= keys, set(value) - keys
+    assert set(shape.__required_keys__) <= set(value)
+
+
+def test_lt7_2_views_match_their_declared_types() -> None:
+    """Every key of a view (and of a seat, a displayed card) is declared in types.py, and none missing."""
+    events, final = play(6, SEED, ["random", "sensible"] * 4)
+    _check_typed(view_for(GAME.initial_state(), None), LooseTriggersView)
+    for state in (GAME.fold(events[:60]), final):
+        for viewer in (None, 0, 5):
+            view = view_for(state, viewer)
+            _check_typed(view, LooseTriggersView)
+            assert set(view) == set(LooseTriggersView.__annotations__)
+            for seat in view["seats"]:
+                assert set(seat) == set(SeatView.__annotations__)
+            for shown in view["display"]:
+                _check_typed(shown, DisplayedView)
+    assert set(GAME.options_to_json(Options())) == set(LooseTriggersOptions.__annotations__)
+    assert {c.TYPE for c in PLAYER_COMMANDS} == {
+        "GiveLoot", "Aim", "ChooseAction", "PickLoot", "ClaimSpoils", "Grab", "BurnLoot", "ElectBagman"
+    }  # fmt: skip
