@@ -233,3 +233,26 @@ def test_lt2_4_the_deal_pauses_during_a_discussion_and_resumes_after() -> None:
     assert state.discussion is None
     assert state.step == "give"
     assert state.display == (1, 2, 3)
+
+
+@pytest.mark.parametrize(
+    ("living", "up", "down"), [(2, 1, 1), (3, 2, 1), (4, 2, 2), (5, 3, 2), (6, 4, 2), (7, 5, 2), (8, 6, 2)]
+)
+def test_lt2_1_the_rulebooks_display_examples(living: int, up: int, down: int) -> None:
+    """LT2.1, the rulebook's example: 2 players 1 up 1 down; 3: 2 + 1; 4: 2 + 2; 5: 3 + 2; 6: 4 + 2."""
+    from games.rules.loose_triggers.state import update
+
+    state = given(start_events(8))
+    dead = tuple(range(living, 8))
+    state = update(
+        state,
+        alive=tuple(s < living for s in range(8)),
+        deaths=dead,
+        display=(),
+        display_down=(),
+        loot_discard=state.display,
+    )
+    run = d._Run(state)
+    d._settle(run)
+    shown = of(run.events, LootDisplayed)[0]
+    assert shown.face_down == (False,) * up + (True,) * down
