@@ -113,7 +113,7 @@ def legal_commands(state: State, seat: int) -> list[str]:
     free = not state.resigned[seat]  # LT7.3: a resigned seat only plays the defaults
     if step == GIVE and seat == state.bagman:
         out.append(GiveLoot.TYPE)
-    if free and can_aim(state, seat) and len(state.living()) > 1:
+    if free and can_aim(state, seat) and state.alive.count(True) > 1:
         out.append(Aim.TYPE)
     if step == CHOOSE and seat in choosers(state):
         out.append(ChooseAction.TYPE)

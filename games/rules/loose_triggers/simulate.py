@@ -44,8 +44,8 @@ def next_command(state: State, strategies: Sequence[str], salt: int) -> Command 
     w = waiting(state)
     if w is None:
         return None
-    order = sorted(range(state.n), key=lambda s: (s - salt) % state.n)
-    for seat in order:
+    n = state.n
+    for seat in [(salt + i) % n for i in range(n)]:
         command = bot_command(state, seat, strategy=strategies[seat], salt=salt)
         if command is not None:
             return command

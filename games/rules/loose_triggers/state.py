@@ -78,7 +78,7 @@ class State(NamedTuple):
     winners: tuple[int, ...] = ()
 
     def living(self) -> list[int]:
-        return [s for s in range(self.n) if self.alive[s]]
+        return [s for s, alive in enumerate(self.alive) if alive]
 
     def gunners(self) -> list[int]:
         return [s for s in range(self.n) if self.aims[s] is not None]
