@@ -20,7 +20,13 @@ from games.rules.loose_triggers.commands import (
     StartGame,
 )
 from games.rules.loose_triggers.errors import CATALOGUE
-from games.rules.loose_triggers.events import SeatResigned
+from games.rules.loose_triggers.events import (
+    ActionChosen,
+    ActionDeckRemade,
+    GameStarted,
+    LootTaken,
+    SeatResigned,
+)
 from games.rules.loose_triggers.game import GAME
 from games.rules.loose_triggers.hooks import default_command, legal_commands
 from games.rules.loose_triggers.options import Options
@@ -196,3 +202,48 @@ def test_lt7_2_views_match_their_declared_types() -> None:
     assert {c.TYPE for c in PLAYER_COMMANDS} == {
         "GiveLoot", "Aim", "ChooseAction", "PickLoot", "ClaimSpoils", "Grab", "BurnLoot", "ElectBagman"
     }  # fmt: skip
+
+
+def test_lt7_2_every_random_outcome_is_re_derived_from_the_seed() -> None:
+    """LT7.2 (the audit): the setup, each random Loot card taken and each Action deck remake follow from
+    the seed through the documented labels; each face-down choice matches its commitment."""
+    from games.rules import rng
+    from games.rules.loose_triggers import decide as d
+    from games.rules.loose_triggers.cards import ALIASES, LOOT_CARDS
+    from games.rules.loose_triggers.evolve import evolve
+    from games.rules.loose_triggers.state import INITIAL_STATE
+
+    events, _ = play(7, SEED, ["random", "sensible"] * 4)
+    start = events[0]
+    assert isinstance(start, GameStarted)
+    assert start.aliases == tuple(rng.Stream(SEED, "setup/aliases").shuffle(list(ALIASES))[:7])
+    assert start.pals == d.derangement(SEED, 7)
+    assert start.bagman == rng.Stream(SEED, "setup/bagman").below(7)
+    assert start.loot_deck == tuple(rng.Stream(SEED, "setup/loot").shuffle(list(LOOT_CARDS)))
+    assert (start.hands, start.action_deck) == d.deal(SEED, 7)
+    state = INITIAL_STATE
+    checked = {"LootTaken": 0, "ActionDeckRemade": 0, "ActionChosen": 0}
+    for event in events:
+        if isinstance(event, LootTaken) and not event.chosen:
+            stack = state.stacks[event.victim]
+            assert event.card == stack[rng.Stream(SEED, f"random/{state.random_no}").below(len(stack))]
+            checked["LootTaken"] += 1
+        if isinstance(event, ActionDeckRemade):
+            expected = rng.Stream(SEED, f"remake/{state.remakes}").shuffle(list(state.action_discard))
+            assert list(event.deck) == expected
+            checked["ActionDeckRemade"] += 1
+        if isinstance(event, ActionChosen):
+            salt = rng.salt(SEED, f"salt/{event.commit_no}")
+            assert event.commitment == rng.commitment(salt, event.card)
+            checked["ActionChosen"] += 1
+        state = evolve(state, event)
+    assert all(checked.values()), checked
+
+
+def test_the_same_seed_and_commands_give_the_same_game() -> None:
+    """Determinism: no hidden randomness anywhere (bots included, given their salt)."""
+    first, _ = play(8, SEED, ["random", "sensible"] * 4, salt=7)
+    again, _ = play(8, SEED, ["random", "sensible"] * 4, salt=7)
+    assert first == again
+    other, _ = play(8, bytes(32), ["random", "sensible"] * 4, salt=7)
+    assert other != first
