@@ -132,6 +132,7 @@ def run_game(n: int, options: dict[str, Any], strategies: list[str], salt: int, 
     state = INITIAL_STATE
     events: list[Event] = []
     viewers: list[int | None] = [None, *range(n)]
+    trusted = True  # a command of the table (bots, defaults, closes) must be accepted
     for turn in range(MAX_COMMANDS):
         code = None
         try:
@@ -139,6 +140,10 @@ def run_game(n: int, options: dict[str, Any], strategies: list[str], salt: int, 
         except RuleError as exc:
             code, new = exc.code, []
         assert code is None or code in CODES, code
+        assert code is None or not trusted, (command, code)
+        seat = getattr(command, "seat", None)
+        if code is None and seat is not None:  # accepted: legal_commands said so
+            assert command.TYPE in legal_commands(state, seat), command
         for event in new:
             before = state
             state = evolve(state, event)
@@ -154,12 +159,14 @@ def run_game(n: int, options: dict[str, Any], strategies: list[str], salt: int, 
         if state.phase == OVER:
             assert GAME.scores(state) is not None
             return events
+        trusted = False
         if rnd.random() < junk:
             command = random_command(rnd, state)
             continue
         if rnd.random() < junk / 10:
             command = c.Resign(seat=None, target=rnd.randrange(n))
             continue
+        trusted = True
         command = _table(state, strategies, salt + turn)
         assert GAME.command_from_json(GAME.command_to_json(command), command.seat) == command
     raise AssertionError("the game did not end")
