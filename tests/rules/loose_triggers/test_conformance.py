@@ -172,6 +172,22 @@ def run_game(n: int, options: dict[str, Any], strategies: list[str], salt: int, 
     raise AssertionError("the game did not end")
 
 
+def aggressive(state: State, seat: int, salt: int) -> Any:
+    """A test-only player who shoots the Bagman (or anyone) at every chance: deaths, dead Gunners, vacant
+    Bagman jobs, elections and last-survivor endings, which polite bots rarely reach."""
+    legal = legal_commands(state, seat)
+    if "Aim" in legal and state.aims[seat] is None:
+        others = [s for s in state.living() if s != seat]
+        target = state.bagman if state.bagman in others else others[salt % len(others)]
+        return c.Aim(seat=seat, target=target)
+    if "ChooseAction" in legal and state.chosen[seat] is None:
+        bangs = [card for card in state.hands[seat] if card <= 12]
+        return c.ChooseAction(seat=seat, card=bangs[0] if bangs else state.hands[seat][0])
+    if "ElectBagman" in legal:
+        return c.ElectBagman(seat=seat, candidate=seat)
+    return bot_command(state, seat, strategy="sensible", salt=salt)
+
+
 def _table(state: State, strategies: list[str], salt: int) -> Any:
     w = waiting(state)
     assert w is not None
@@ -179,6 +195,8 @@ def _table(state: State, strategies: list[str], salt: int) -> Any:
         seat = (salt + i) % state.n
         if state.resigned[seat]:
             command = default_command(state, seat, "resigned")
+        elif strategies[seat] == "aggressive":
+            command = aggressive(state, seat, salt)
         else:
             command = bot_command(state, seat, strategy=strategies[seat], salt=salt)
         if command is not None:
@@ -196,7 +214,7 @@ def _table(state: State, strategies: list[str], salt: int) -> Any:
 @hgiven(
     n=st.integers(4, 8),
     options=OPTIONS,
-    strategies=st.lists(st.sampled_from(["random", "sensible"]), min_size=8, max_size=8),
+    strategies=st.lists(st.sampled_from(["random", "sensible", "aggressive"]), min_size=8, max_size=8),
     salt=st.integers(0, 2**64),
     junk=st.sampled_from([0.0, 0.05, 0.3]),
 )
