@@ -1,0 +1,148 @@
+"""Commands: what a seat (or the system, ``seat=None``) asks the game to do. Imperative names from the
+rulebook and LT. ``seat`` is set by the host from the caller, never read from a client's JSON. ``-1`` in an
+int field means "none" (no card, no slot)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from .options import Options
+
+
+@dataclass(frozen=True, slots=True)
+class StartGame:
+    """System. Operator ``setup`` (the game is then not fair): ``seats`` (player ids in seat order),
+    ``loot_deck`` (a permutation of 0..55, top first), ``bagman``."""
+
+    TYPE: ClassVar[str] = "StartGame"
+    seat: None
+    players: tuple[str, ...]
+    options: Options
+    seed: bytes
+    seats: tuple[str, ...] | None = None
+    loot_deck: tuple[int, ...] | None = None
+    bagman: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Resign:
+    """System (the table): ``target`` resigned (LT7.3)."""
+
+    TYPE: ClassVar[str] = "Resign"
+    seat: None
+    target: int
+
+
+@dataclass(frozen=True, slots=True)
+class CloseStep:
+    """System (the table): step ``step_no`` closes: the Countdown reached 0 (LT3.3), every Gunner is ready or
+    the choice's deadline passed (LT3.4), the vote's deadline passed (LT5.4). Stale: refused."""
+
+    TYPE: ClassVar[str] = "CloseStep"
+    seat: None
+    step_no: int
+
+
+@dataclass(frozen=True, slots=True)
+class GiveLoot:
+    """LT2.2, the Bagman: the displayed card at ``slot`` to living seat ``to``."""
+
+    TYPE: ClassVar[str] = "GiveLoot"
+    seat: int | None
+    slot: int
+    to: int
+
+
+@dataclass(frozen=True, slots=True)
+class Aim:
+    """LT3.1/LT3.2: open, join or retarget a Discussion."""
+
+    TYPE: ClassVar[str] = "Aim"
+    seat: int | None
+    target: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseAction:
+    """LT3.3: a card from the hand, or -1 for none; changeable until the step closes."""
+
+    TYPE: ClassVar[str] = "ChooseAction"
+    seat: int | None
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
+class PickLoot:
+    """LT4.1: a card from a Sitting Duck's stack, or -1 for a random one (the timeout default)."""
+
+    TYPE: ClassVar[str] = "PickLoot"
+    seat: int | None
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimSpoils:
+    """LT4.1: the displayed card at ``slot`` (-1: none) and/or the Bagman card."""
+
+    TYPE: ClassVar[str] = "ClaimSpoils"
+    seat: int | None
+    slot: int
+    bagman: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Grab:
+    """LT4.2: three sources, each loot | action | discard | display:<slot> (slots as displayed now)."""
+
+    TYPE: ClassVar[str] = "Grab"
+    seat: int | None
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BurnLoot:
+    """LT4.5: outside a Discussion, IN THE FIRE! ``card`` and two Loot cards of the seat's stack."""
+
+    TYPE: ClassVar[str] = "BurnLoot"
+    seat: int | None
+    card: int
+    loot: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ElectBagman:
+    """LT5.4: a vote for a living, not resigned seat."""
+
+    TYPE: ClassVar[str] = "ElectBagman"
+    seat: int | None
+    candidate: int
+
+
+Command = (
+    StartGame
+    | Resign
+    | CloseStep
+    | GiveLoot
+    | Aim
+    | ChooseAction
+    | PickLoot
+    | ClaimSpoils
+    | Grab
+    | BurnLoot
+    | ElectBagman
+)
+COMMAND_CLASSES: tuple[type[Command], ...] = (
+    StartGame,
+    Resign,
+    CloseStep,
+    GiveLoot,
+    Aim,
+    ChooseAction,
+    PickLoot,
+    ClaimSpoils,
+    Grab,
+    BurnLoot,
+    ElectBagman,
+)
+SYSTEM_COMMANDS: tuple[type[Command], ...] = (StartGame, Resign, CloseStep)

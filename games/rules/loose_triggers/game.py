@@ -1,0 +1,113 @@
+"""``GAME``: the pure package of Loose Triggers, Smoking Barrels as the coming generic table hosts it
+(GAME-INTERFACE.md). Not registered in ``games.rules.registry`` yet (issue 15 wires it)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from games.rules.core import JSON, Context, RuleError, Viewer
+
+from . import bots, decide, evolve, hooks, serde, views
+from .commands import Command, StartGame
+from .errors import rule_error
+from .events import Event
+from .hooks import GameWaiting
+from .options import Options, options_to_json, parse_options
+from .state import INITIAL_STATE, OVER, State
+
+_SETUP_KEYS: Final[tuple[str, ...]] = ("seats", "loot_deck", "bagman")
+
+
+class LooseTriggers:
+    slug: Final = "loose_triggers"
+    version: Final = "lt-1"
+
+    def seat_range(self) -> tuple[int, int]:
+        return decide.MIN_PLAYERS, decide.MAX_PLAYERS
+
+    def parse_options(self, raw: Mapping[str, Any]) -> Options:
+        return parse_options(raw)
+
+    def options_to_json(self, options: Options) -> JSON:
+        return options_to_json(options)
+
+    def start_command(
+        self, players: Sequence[str], options: Options, seed: bytes, setup: Mapping[str, Any] | None = None
+    ) -> StartGame:
+        """The system's StartGame; ``setup`` (operators) may fix ``seats``, ``loot_deck`` and ``bagman``,
+        which makes the game not fair."""
+        setup = setup or {}
+        for key in setup:
+            if key not in _SETUP_KEYS:
+                raise rule_error("invalid_setup", f"unknown setup key {key!r}")
+        try:
+            seats = setup.get("seats")
+            loot = setup.get("loot_deck")
+            bagman = setup.get("bagman")
+            if bagman is not None and type(bagman) is not int:
+                raise TypeError("bagman")
+            return StartGame(
+                seat=None,
+                players=tuple(str(p) for p in players),
+                options=options,
+                seed=seed,
+                seats=None if seats is None else tuple(str(p) for p in seats),
+                loot_deck=None if loot is None else tuple(int(c) for c in loot),
+                bagman=bagman,
+            )
+        except (TypeError, ValueError) as exc:
+            raise rule_error("invalid_setup", f"malformed setup: {exc}") from None
+
+    def initial_state(self) -> State:
+        return INITIAL_STATE
+
+    def decide(self, state: State, command: Command, ctx: Context | None = None) -> list[Event]:
+        return decide.decide(state, command, ctx)
+
+    def evolve(self, state: State, event: Event) -> State:
+        return evolve.evolve(state, event)
+
+    def fold(self, events: Iterable[Event], state: State | None = None) -> State:
+        return evolve.fold(events, state)
+
+    def is_terminal(self, state: State) -> bool:
+        return state.phase == OVER
+
+    def scores(self, state: State) -> list[int] | None:
+        return list(state.scores) if state.phase == OVER and state.scores is not None else None
+
+    def event_to_json(self, event: Event) -> JSON:
+        return serde.event_to_json(event)
+
+    def event_from_json(self, data: Mapping[str, Any]) -> Event:
+        return serde.event_from_json(data)
+
+    def command_to_json(self, command: Command) -> JSON:
+        return serde.command_to_json(command)
+
+    def command_from_json(self, data: Any, seat: int | None) -> Command:
+        return serde.command_from_json(data, seat)
+
+    def waiting(self, state: State) -> GameWaiting | None:
+        return hooks.waiting(state)
+
+    def default_command(self, state: State, seat: int, reason: str) -> Command | None:
+        return hooks.default_command(state, seat, reason)
+
+    def legal_commands(self, state: State, seat: int) -> list[str]:
+        return hooks.legal_commands(state, seat)
+
+    def view_for(self, state: State, viewer: Viewer) -> JSON:
+        return views.view_for(state, viewer)
+
+    def redact_event(self, event: Event, viewer: Viewer, *, terminal: bool) -> JSON:
+        return views.redact_event(event, viewer, terminal=terminal)
+
+    def bot_command(self, state: State, seat: int, *, strategy: str, salt: int) -> Command | None:
+        return bots.bot_command(state, seat, strategy=strategy, salt=salt)
+
+
+GAME: Final = LooseTriggers()
+
+__all__ = ["GAME", "LooseTriggers", "RuleError"]

@@ -1,0 +1,124 @@
+"""The JSON shapes Loose Triggers shows to clients, as Python types (TypedDicts), following the typed-spec
+pattern of GoodCritters (``goodcritters/types.py`` on the spec branch): the viewer's state
+(:func:`.views.view_for`), the options' JSON form and the JSON forms of events and commands (the dataclasses
+of :mod:`.events` and :mod:`.commands`, ``{"type": TYPE, ...fields}``; a redacted event carries ``null`` in a
+hidden field and the extra counts listed in :data:`REDACTION_EXTRAS`). When ``games.rules.core.RulesetTypes``
+lands, ``TYPES = RulesetTypes(name="LooseTriggers", prefix="LT", view=LooseTriggersView,
+options=LooseTriggersOptions, events=EVENT_CLASSES, commands=COMMAND_CLASSES,
+player_commands=PLAYER_COMMANDS, substitutes={Options: LooseTriggersOptions, bytes: str}, errors=...)``.
+"""
+
+from typing import Final, Literal, NotRequired, TypedDict
+
+from .commands import COMMAND_CLASSES, SYSTEM_COMMANDS, Command
+
+ActionKind = Literal["BANG!", "GRAB!", "DUCK!", "CROSSFIRE!", "IN THE FIRE!"]
+Step = Literal["give", "countdown", "choose", "pick", "claim", "grab", "elect"]
+
+PLAYER_COMMANDS: Final[tuple[type[Command], ...]] = tuple(
+    c for c in COMMAND_CLASSES if c not in SYSTEM_COMMANDS
+)
+REDACTION_EXTRAS: Final[dict[str, tuple[str, ...]]] = {
+    "GameStarted": ("loot_deck_size", "action_deck_size"),
+    "Died": ("loot_size",),
+    "ActionDeckRemade": ("deck_size",),
+    "CardsDrawn": ("count",),
+}
+
+
+class LootView(TypedDict):
+    """A Loot card: cash with its ``value``, or a relic with its name (LT1.5)."""
+
+    card: int
+    kind: Literal["cash", "relic"]
+    value: NotRequired[int]
+    relic: NotRequired[str]
+
+
+class ActionView(TypedDict):
+    card: int
+    kind: ActionKind
+
+
+class DisplayedView(TypedDict):
+    """A displayed card; ``loot`` is null for a face-down card unless the viewer is the Bagman (LT2.1)."""
+
+    slot: int
+    face_down: bool
+    loot: LootView | None
+
+
+class SeatView(TypedDict):
+    """One seat. ``hand``, ``stack``, ``stack_value``, ``pal`` and ``chosen`` are null for other seats until
+    the end (``stack`` is shown to a Gunner picking from it, LT4.1)."""
+
+    seat: int
+    player: str
+    alias: str
+    alive: bool
+    wounds: int
+    resigned: bool
+    bagman: bool
+    opened: bool
+    target: int | None
+    retargets: int
+    chose: bool
+    chosen: int | None
+    played: int | None
+    in_play: int | None
+    vote: int | None
+    hand_size: int
+    hand: list[ActionView] | None
+    stack_size: int
+    stack: list[LootView] | None
+    stack_value: int | None
+    pal: int | None
+
+
+class LooseTriggersView(TypedDict):
+    """The game as the viewer may see it (LT7.2); everything once over. Before the start only ``ruleset``,
+    ``started`` and ``over``."""
+
+    ruleset: Literal["loose_triggers"]
+    started: bool
+    over: bool
+    fair: NotRequired[bool]
+    seed_commitment: NotRequired[str]
+    viewer: NotRequired[int | None]
+    seats: NotRequired[list[SeatView]]
+    bagman: NotRequired[int | None]
+    step: NotRequired[Step | None]
+    step_no: NotRequired[int]
+    discussion: NotRequired[Literal["countdown", "choose", "resolve"] | None]
+    counter: NotRequired[int | None]
+    pending_seat: NotRequired[int | None]
+    pending_target: NotRequired[int | None]
+    display: NotRequired[list[DisplayedView]]
+    loot_deck_size: NotRequired[int]
+    loot_discard_size: NotRequired[int]
+    action_deck_size: NotRequired[int]
+    action_discard: NotRequired[list[int]]
+    deaths: NotRequired[list[int]]
+    end_reason: NotRequired[Literal["loot_gone", "last_alive", "none_alive"] | None]
+    values: NotRequired[list[int] | None]
+    ranks: NotRequired[list[int] | None]
+    scores: NotRequired[list[int] | None]
+    winners: NotRequired[list[int] | None]
+    seed: NotRequired[str | None]
+    loot_deck: NotRequired[list[int] | None]
+    action_deck: NotRequired[list[int] | None]
+    loot_discard: NotRequired[list[int] | None]
+
+
+class LooseTriggersOptions(TypedDict):
+    """A game's options in full (every key, defaults included); on input every key is optional (LT7.1)."""
+
+    countdown: int
+    max_retargets: int
+    shuffle_seats: bool
+
+
+class ErrorDetails(TypedDict, total=False):
+    """What a rule error adds: ``key`` (invalid_options: the option)."""
+
+    key: str

@@ -1,0 +1,244 @@
+"""Conformance: random bot games (random and sensible bots, mixed) across options and 4-8 players, with
+resignations, stale closes and random (often illegal) commands thrown in. After every event: cards conserved
+(LT1.5, LT1.6: decks, display, hands, play, stacks and discards), JSON round trips, no redaction leak (LT7.2);
+replay equals fold; every game ends (LT6.1)."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from hypothesis import given as hgiven
+from hypothesis import strategies as st
+
+from games.rules.core import RuleError
+from games.rules.loose_triggers import commands as c
+from games.rules.loose_triggers.bots import bot_command
+from games.rules.loose_triggers.errors import CODES
+from games.rules.loose_triggers.events import Event
+from games.rules.loose_triggers.evolve import evolve, fold
+from games.rules.loose_triggers.game import GAME
+from games.rules.loose_triggers.hooks import CLOSED_BY_TABLE, default_command, legal_commands, waiting
+from games.rules.loose_triggers.state import INITIAL_STATE, OVER, State, card_places
+from games.rules.loose_triggers.views import redact_event, view_for
+
+from ..conftest import SCALE, rules_settings
+
+OPTIONS = st.fixed_dictionaries(
+    {},
+    optional={
+        "countdown": st.integers(1, 600),
+        "max_retargets": st.integers(0, 3),
+        "shuffle_seats": st.booleans(),
+    },
+)
+MAX_COMMANDS = 20_000
+
+
+def random_command(rnd: random.Random, state: State) -> Any:
+    """Any command at all, often illegal: decide answers with events or a RuleError, nothing else."""
+    n = state.n
+    seat = rnd.choice([*range(n), n, -1]) if rnd.random() < 0.1 else rnd.randrange(n)
+    card = rnd.randrange(-2, 60)
+    return rnd.choice(
+        [
+            lambda: c.GiveLoot(seat=seat, slot=rnd.randrange(-1, 9), to=rnd.randrange(-1, n + 1)),
+            lambda: c.Aim(seat=seat, target=rnd.randrange(-1, n + 1)),
+            lambda: c.ChooseAction(seat=seat, card=card),
+            lambda: c.PickLoot(seat=seat, card=card),
+            lambda: c.ClaimSpoils(seat=seat, slot=rnd.randrange(-2, 9), bagman=rnd.random() < 0.5),
+            lambda: c.Grab(
+                seat=seat, sources=tuple(rnd.choice(["loot", "display:0", "x", "action"]) for _ in "ab")
+            ),
+            lambda: c.BurnLoot(seat=seat, card=card, loot=(rnd.randrange(56), rnd.randrange(56))),
+            lambda: c.ElectBagman(seat=seat, candidate=rnd.randrange(-1, n + 1)),
+            lambda: c.CloseStep(seat=None, step_no=state.step_no - rnd.randrange(2)),
+            lambda: c.Resign(seat=None, target=rnd.randrange(n)),
+        ]
+    )()
+
+
+def check_redaction(state: State, before: State, event: Event, viewers: list[int | None]) -> None:
+    """LT7.2, written apart from the redactor: what each viewer may read of each secret-bearing event."""
+    data = GAME.event_to_json(event)
+    for viewer in viewers:
+        seen = redact_event(event, viewer, terminal=False)
+        assert set(seen) >= set(data)
+        t = event.TYPE
+        e: Any = event
+        if t == "GameStarted":
+            assert seen["seed"] is None
+            assert seen["loot_deck"] is None
+            assert seen["action_deck"] is None
+            assert all((p is None) == (s != viewer) for s, p in enumerate(seen["pals"]))
+            assert all((h is None) == (s != viewer) for s, h in enumerate(seen["hands"]))
+            continue
+        if t == "LootDisplayed":
+            if viewer != e.bagman:
+                assert all(x is None for x, down in zip(seen["cards"], e.face_down, strict=True) if down)
+            continue
+        hidden = _must_hide(e, viewer)
+        if hidden is not None:
+            assert seen[hidden] is None, (t, viewer)
+        else:  # nothing hidden that this viewer may see
+            assert {key: seen[key] for key in data} == data, (t, viewer)
+        assert state.seed.hex() not in json.dumps(seen)
+
+
+def _must_hide(e: Any, viewer: int | None) -> str | None:
+    """The field of event ``e`` that ``viewer`` may not read before the end, if any."""
+    t = e.TYPE
+    hide: tuple[str, bool] = ("", False)
+    if t in ("CardsDrawn", "ActionChosen", "LootBurned"):
+        hide = ({"CardsDrawn": "cards", "ActionChosen": "card", "LootBurned": "loot"}[t], viewer != e.seat)
+    elif t == "ActionDeckRemade":
+        hide = ("deck", True)
+    elif t == "LootGiven":
+        hide = ("card", e.face_down and viewer not in (e.bagman, e.to))
+    elif t == "LootTaken":
+        hide = ("card", viewer not in (e.seat, e.victim))
+    elif t == "Died":
+        hide = ("loot", viewer != e.seat and not (e.loot_to == "killer" and viewer == e.killer))
+    elif t == "CardGrabbed" and e.source in ("loot", "action"):
+        hide = ("card", viewer != e.seat)
+    elif t == "CardGrabbed" and e.source == "display":
+        hide = ("card", e.face_down and viewer not in (e.seat, e.bagman))
+    elif t == "SpoilsClaimed":
+        hide = ("card", e.face_down and viewer not in (e.seat, e.from_bagman))
+    return hide[0] if hide[1] else None
+
+
+def check_view(state: State, viewer: int | None) -> None:
+    view = view_for(state, viewer)
+    over = state.phase == OVER
+    assert (view["seed"] is None) != over
+    for seat in view["seats"]:
+        mine = seat["seat"] == viewer
+        assert (seat["hand"] is None) == (not (mine or over))
+        assert (seat["pal"] is None) == (not (mine or over))
+        if not (mine or over) and not (state.step == "pick" and viewer == state.pending_seat):
+            assert seat["stack"] is None
+    for shown in view["display"]:
+        if shown["face_down"] and not over and viewer != state.bagman:
+            assert shown["loot"] is None
+    json.dumps(view)
+
+
+def run_game(n: int, options: dict[str, Any], strategies: list[str], salt: int, junk: float) -> list[Event]:
+    rnd = random.Random(salt)
+    players = [f"p{i}" for i in range(n)]
+    command: Any = GAME.start_command(players, GAME.parse_options(options), salt.to_bytes(32, "big"))
+    state = INITIAL_STATE
+    events: list[Event] = []
+    viewers: list[int | None] = [None, *range(n)]
+    trusted = True  # a command of the table (bots, defaults, closes) must be accepted
+    for turn in range(MAX_COMMANDS):
+        code = None
+        try:
+            new = GAME.decide(state, command)
+        except RuleError as exc:
+            code, new = exc.code, []
+        assert code is None or code in CODES, code
+        assert code is None or not trusted, (command, code)
+        seat = getattr(command, "seat", None)
+        if code is None and seat is not None:  # accepted: legal_commands said so
+            assert command.TYPE in legal_commands(state, seat), command
+        for event in new:
+            before = state
+            state = evolve(state, event)
+            card_places(state)
+            data = json.loads(json.dumps(GAME.event_to_json(event)))
+            assert GAME.event_from_json(data) == event
+            check_redaction(state, before, event, viewers)
+        events.extend(new)
+        if new:
+            check_view(state, rnd.choice(viewers))
+            for seat in range(n):
+                legal_commands(state, seat)
+        if state.phase == OVER:
+            assert GAME.scores(state) is not None
+            return events
+        trusted = False
+        if rnd.random() < junk:
+            command = random_command(rnd, state)
+            continue
+        if rnd.random() < junk / 10:
+            command = c.Resign(seat=None, target=rnd.randrange(n))
+            continue
+        trusted = True
+        command = _table(state, strategies, salt + turn)
+        assert GAME.command_from_json(GAME.command_to_json(command), command.seat) == command
+    raise AssertionError("the game did not end")
+
+
+def aggressive(state: State, seat: int, salt: int) -> Any:
+    """A test-only player who shoots the Bagman (or anyone) at every chance: deaths, dead Gunners, vacant
+    Bagman jobs, elections and last-survivor endings, which polite bots rarely reach."""
+    legal = legal_commands(state, seat)
+    if "Aim" in legal and state.aims[seat] is None:
+        others = [s for s in state.living() if s != seat]
+        target = state.bagman if state.bagman in others else others[salt % len(others)]
+        return c.Aim(seat=seat, target=target)
+    if "ChooseAction" in legal and state.chosen[seat] is None:
+        bangs = [card for card in state.hands[seat] if card <= 12]
+        return c.ChooseAction(seat=seat, card=bangs[0] if bangs else state.hands[seat][0])
+    if "ElectBagman" in legal:
+        return c.ElectBagman(seat=seat, candidate=seat)
+    return bot_command(state, seat, strategy="sensible", salt=salt)
+
+
+def _table(state: State, strategies: list[str], salt: int) -> Any:
+    w = waiting(state)
+    assert w is not None
+    for i in range(state.n):
+        seat = (salt + i) % state.n
+        if state.resigned[seat]:
+            command = default_command(state, seat, "resigned")
+        elif strategies[seat] == "aggressive":
+            command = aggressive(state, seat, salt)
+        else:
+            command = bot_command(state, seat, strategy=strategies[seat], salt=salt)
+        if command is not None:
+            return command
+    if w.step in CLOSED_BY_TABLE:
+        return c.CloseStep(seat=None, step_no=w.step_no)
+    for seat in sorted(w.seats):
+        command = default_command(state, seat, "timeout")
+        if command is not None:
+            return command
+    raise AssertionError(f"stuck at {w}")
+
+
+@rules_settings(200)
+@hgiven(
+    n=st.integers(4, 8),
+    options=OPTIONS,
+    strategies=st.lists(st.sampled_from(["random", "sensible", "aggressive"]), min_size=8, max_size=8),
+    salt=st.integers(0, 2**64),
+    junk=st.sampled_from([0.0, 0.05, 0.3]),
+)
+def test_random_bot_games_keep_every_invariant(
+    n: int, options: dict[str, Any], strategies: list[str], salt: int, junk: float
+) -> None:
+    events = run_game(n, options, strategies, salt, junk)
+    replayed = fold(events)
+    stepwise = INITIAL_STATE
+    for event in events:
+        stepwise = evolve(stepwise, event)
+    assert replayed == stepwise
+    assert replayed.phase == OVER
+    assert view_for(replayed, 0)["seed"] is not None
+
+
+def test_thousands_of_bot_games_end_with_cards_conserved() -> None:
+    """Many more games, lighter checks: each ends (LT6.1), conserves every card and replays to itself."""
+    from games.rules.loose_triggers.simulate import play
+
+    for i in range(1500 * SCALE):
+        n = 4 + i % 5
+        strategies = ["random" if (i >> k) & 1 else "sensible" for k in range(8)]
+        events, state = play(n, i.to_bytes(32, "big"), strategies)
+        assert state.phase == OVER
+        card_places(state)
+        assert fold(events) == state
