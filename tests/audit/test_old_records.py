@@ -110,3 +110,21 @@ def test_the_old_games_are_decided_otherwise_under_r7_6(name: str, differs_at: s
     assert (
         "BossBonus" in kinds[last_resigned:]
     )  # every seat resigned: the job still went round, with the bonus
+
+
+@pytest.mark.parametrize(
+    ("claimed", "check"), [("3", "seed"), ("1", "format"), ("4", "format"), (2, "format")]
+)
+def test_the_record_names_the_rules_its_game_was_played_under(claimed: Any, check: str) -> None:
+    """The verifier re-decides rules 2 and 3 and no other; a record's ruleset_version is the rules its
+    GameStarted names (a version-1 GameStarted: rules 2)."""
+    record = load(OLD_RULES[0])
+    record["game"]["ruleset_version"] = claimed
+    verdict = verify_record(record)
+    assert not verdict.ok
+    assert verdict.error is not None
+    assert verdict.error.check == check, verdict.text()
+    if check == "format":
+        assert "re-decides versions '2', '3'" in verdict.error.message
+    else:
+        assert "started under the rules '2'" in verdict.error.message
