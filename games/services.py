@@ -540,10 +540,14 @@ def _start(game: Game) -> None:
         deck["seats"] = [by_index[i] for i in setup["seat_order"]]
     creator_seat = next((s for s in seats if s.player_id == game.creator_id), None)
     now = timezone.now()
+    options = rs.parse_options(game.options)
+    # the options as the game starts with them, in full (GameStarted's, which the record's must equal): a game
+    # created before an option existed gets its default (docs/AUDIT.md, ruling 32)
+    game.options = rs.options_to_json(options)
     command = rs.start_command(
         players=[s.uid for s in seats],
         creator=creator_seat.uid if creator_seat else None,
-        options=rs.parse_options(game.options),
+        options=options,
         seed=seed,
         setup=deck or None,
     )
@@ -568,7 +572,7 @@ def _start(game: Game) -> None:
         command_id=f"start:{uuid.uuid4()}",
         actor_id=None,
         now=now,
-        extra_fields=("status", "started_at", "seat_count"),
+        extra_fields=("status", "started_at", "seat_count", "options"),
     )
 
 

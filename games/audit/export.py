@@ -18,6 +18,7 @@ from players.models import Player
 
 from . import signature
 from .record import assemble, holders_from_log, seat_entries
+from .verify import played_under
 
 _PLAYER_UID = re.compile(r"p([0-9]+)")
 
@@ -74,7 +75,7 @@ def game_record(game: Game) -> dict[str, Any]:
         "id": game.pk,
         "name": game.name,
         "ruleset": game.ruleset,
-        "ruleset_version": rs.version,
+        "ruleset_version": played_under(rs, events[0]["data"]),  # the rules it was played under
         "options": game.options,
         "fair": game.fair,
         "status": game.status,

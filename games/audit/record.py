@@ -23,7 +23,7 @@ from games.rules.registry import get_ruleset
 from games.rules.simulate import EPOCH, _parse_option, game_seed, play_game, strategies_for
 
 from . import public
-from .verify import FORMAT, FORMAT_VERSION, GENESIS_HASH, event_hash
+from .verify import FORMAT, FORMAT_VERSION, GENESIS_HASH, event_hash, played_under
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +160,7 @@ def simulated_record(
         "id": game_id,
         "name": name,
         "ruleset": rs.slug,
-        "ruleset_version": rs.version,
+        "ruleset_version": played_under(rs, started),
         "options": rs.options_to_json(parsed),
         "fair": started["fair"],
         "status": "over",

@@ -14,15 +14,16 @@ event):
    matches the record's ``public_hash`` fields and ``public_head_hash`` (version 2) and every checkpoint
    ``(seq, head)`` a watcher saved while the game ran.
 5. ``seed``: SHA-256(seed) is the ``seed_commitment`` published in the first event (RULES.md R8.2), and the
-   seed is the one the first and the last event carry; the record's options and fair flag are those of the
+   seed is the one the first and the last event carry; the record's options, fair flag and
+   ``ruleset_version`` (the rules the game was played under: it is re-decided under them) are those of the
    first event.
 6. ``seats``: who held each seat and from which event on (``GameStarted.players``, each ``SeatHandedOver``).
 7. ``commitment``: every face-down choice's commitment is SHA-256(salt || choice) with the salt the seed gives
    for its ``commit_no``, and every reveal opens the commitment made for it.
 8. ``random``: every random outcome (the setup, each robbed or guarded card) is the one the seed gives (R8.1).
-9. ``rules``: every batch of events is exactly what the rules decide for the command stored on its first
-   event, at the time the batch carries, from the state folded from the events before it; its actor is the
-   seat's holder at that event or nobody; the game is over.
+9. ``rules``: every batch of events is exactly what the rules (the version the game started under) decide
+   for the command stored on its first event, at the time the batch carries, from the state folded from the
+   events before it; its actor is the seat's holder at that event or nobody; the game is over.
 """
 
 from __future__ import annotations
@@ -211,12 +212,13 @@ def _check_format(record: Any) -> tuple[dict[str, Any], list[dict[str, Any]], in
     slug = game.get("ruleset")
     if slug not in RULESETS:
         raise _Bad(None, "format", f"unknown ruleset {slug!r} (known: {', '.join(sorted(RULESETS))})")
-    if game.get("ruleset_version") != RULESETS[slug].version:
+    known = RULESETS[slug].rules_versions
+    if game.get("ruleset_version") not in known:
         raise _Bad(
             None,
             "format",
-            f"ruleset {slug} version {game.get('ruleset_version')!r}: this verifier has version "
-            f"{RULESETS[slug].version!r}",
+            f"ruleset {slug} version {game.get('ruleset_version')!r}: this verifier re-decides versions "
+            f"{', '.join(map(repr, known))}",
         )
     if not isinstance(game.get("options"), Mapping) or type(game.get("fair")) is not bool:
         raise _Bad(None, "format", "game.options (an object) and game.fair (a boolean) are required")
@@ -369,6 +371,15 @@ def _check_seed(
         )
     if first.get("options") != game["options"]:
         raise _Bad(1, "seed", "the record's options are not the game's options", "GameStarted")
+    played = played_under(RULESETS[game["ruleset"]], first)
+    if played != game["ruleset_version"]:
+        raise _Bad(
+            1,
+            "seed",
+            f"the record's ruleset_version is {game['ruleset_version']!r}, the game started under the rules "
+            f"{played!r}",
+            "GameStarted",
+        )
     # the fair flag is a fact of the log (GameStarted.fair); version-1 records of games whose seed an
     # operator fixed said fair: false while the log said true (the rules did not know): accepted, the record
     # claiming less than the log
@@ -379,6 +390,15 @@ def _check_seed(
     if last["type"] == "GameEnded" and last["data"].get("seed") != record["seed"]:
         raise _Bad(last["seq"], "seed", "the seed revealed at the end is not the record's seed", "GameEnded")
     return seed
+
+
+def played_under(rs: Ruleset[Any], first: Mapping[str, Any]) -> str:
+    """The rules a game plays under, as its first event (the JSON of its ``GameStarted``) says: the game is
+    re-decided under them to its end (games/rules/README.md, ruling 32)."""
+    try:
+        return rs.rules_version(rs.evolve(rs.initial_state(), rs.event_from_json(first)))
+    except Exception as exc:  # a first event the rules cannot read
+        raise _Bad(1, "format", f"the first event cannot be read: {exc}", "GameStarted") from None
 
 
 _PLAYER_UID = re.compile(r"p([0-9]+)")

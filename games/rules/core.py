@@ -118,6 +118,9 @@ class Ruleset(Protocol[StateT]):
     slug: str
     autopilot_player_commands: tuple[str, ...]  # what a player may still send while a bot plays their seat
     version: str  # changes whenever folding the same events could give a different state (cache key)
+    # the rules' versions this code plays (and the audit's verifier re-decides): a game is played to its end
+    # under the rules it started with, written in its log; ``rules_version(state)`` names a started game's
+    rules_versions: tuple[str, ...]
 
     # --- options -----------------------------------------------------------------------------
     def parse_options(self, raw: Mapping[str, Any]) -> Any:
@@ -140,6 +143,10 @@ class Ruleset(Protocol[StateT]):
     def fold(self, events: Iterable[Event], state: StateT | None = None) -> StateT: ...
 
     def is_terminal(self, state: StateT) -> bool: ...
+
+    def rules_version(self, state: StateT) -> str:
+        """The rules (one of ``rules_versions``) the started game ``state`` plays under."""
+        ...
 
     # --- serialization -------------------------------------------------------------------------
     def event_to_json(self, event: Event) -> JSON:

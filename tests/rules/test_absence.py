@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from games.rules.goodcritters import commands as c
 from games.rules.goodcritters import events as e
+from games.rules.goodcritters.options import RULES_KNOWN
 from games.rules.goodcritters.ruleset import RULESET
 
 from .conftest import rules_settings
@@ -305,13 +306,16 @@ class WebGame(ConformanceGame):
     options=WEB_OPTIONS,
     seed=st.binary(min_size=32, max_size=32),
     salt=st.integers(0, 2**32),
+    rules=st.sampled_from(RULES_KNOWN),
 )
 def test_random_web_games_keep_every_invariant_and_end_r7_5(
-    n: int, options: dict[str, Any], seed: bytes, salt: int
+    n: int, options: dict[str, Any], seed: bytes, salt: int, rules: int
 ) -> None:
-    """Heavy checks (redaction oracle R8.3, conservation, JSON, replay = fold) with the new commands."""
-    game = WebGame(n, options, seed, salt, heavy=True)
+    """Heavy checks (redaction oracle R8.3, conservation, JSON, replay = fold) with the new commands; games
+    under each rules version this code plays (ruling 32)."""
+    game = WebGame(n, options, seed, salt, heavy=True, rules=rules)
     game.play()
+    assert game.state.rules == rules
     assert RULESET.fold(game.events) == game.state
 
 
@@ -321,6 +325,9 @@ def test_random_web_games_keep_every_invariant_and_end_r7_5(
     options=WEB_OPTIONS,
     seed=st.binary(min_size=32, max_size=32),
     salt=st.integers(0, 2**32),
+    rules=st.sampled_from(RULES_KNOWN),
 )
-def test_many_random_web_games_end(n: int, options: dict[str, Any], seed: bytes, salt: int) -> None:
-    WebGame(n, options, seed, salt, heavy=False).play()
+def test_many_random_web_games_end(
+    n: int, options: dict[str, Any], seed: bytes, salt: int, rules: int
+) -> None:
+    WebGame(n, options, seed, salt, heavy=False, rules=rules).play()

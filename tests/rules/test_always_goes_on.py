@@ -277,15 +277,21 @@ def test_with_one_player_left_the_job_still_passes_to_them_r7_4() -> None:
     assert g.all(e.BossBonus)[0].seat == 0
 
 
-def test_old_logs_without_the_option_read_a_week_r7_6() -> None:
-    """A game started before ``max_pause`` existed (its GameStarted options have no such key) folds as before
-    and gets the default: its pause ends a week after it began."""
+def test_a_game_started_under_rules_2_keeps_its_pause_without_limit_ruling_32() -> None:
+    """A game started before R7.6 (its GameStarted is version 1: no ``rules``, no ``max_pause``) is played to
+    its end under the rules it started with (ruling 32): its pause has no limit, so the game has no timer
+    while paused and an ExpireDeadline then yields nothing, however late."""
     data = [RULESET.event_to_json(x) for x in start(4, setup=make_setup(4, top=TOP6))]
-    del data[0]["options"]["max_pause"]
+    data[0]["v"] = 1
+    del data[0]["rules"], data[0]["options"]["max_pause"]
     events: list[e.Event] = [RULESET.event_from_json(d) for d in data]  # type: ignore[misc]
     g = given(events).when(c.PauseGame(seat=None), now=later(5)).ok()
-    assert g.state.options.max_pause == 7 * 24 * 3600
-    assert due(g) == later(5) + WEEK
+    assert g.state.rules == 2
+    assert due(g) is None
+    assert RULESET.view_for(g.state, None)["pause_until"] is None
+    late = c.ExpireDeadline(seat=None, step_no=g.state.step_no)
+    assert g.when(late, now=later(5) + 10 * WEEK).events() == []
+    assert RULESET.event_to_json(g.events[0]) == data[0]  # written back as it was
 
 
 def test_a_bundle_settles_before_the_targets_card_is_carried_out_r6_3() -> None:
@@ -328,8 +334,8 @@ def test_logs_written_before_r7_6_fold_exactly_as_before() -> None:
     (pauses by vote and by the creator, resumes, resignations, autopilot, a hand-over, extensions, warnings,
     Payoffs) written by the engine before R7.6 (``data/make_logs_before_r7_6.py``, run on that code), read
     and folded by this one: after every event the spectator's and seat 0's views are those the old engine
-    showed, and every event but ``GameStarted`` (whose options now spell out ``max_pause``) reads back to
-    the same JSON."""
+    showed, and every event reads back to the same JSON (``GameStarted`` too: version 1, a game under rules
+    2, ruling 32)."""
     stored = json.loads(OLD_LOGS.read_text(encoding="utf-8"))
     assert len(stored["games"]) == 2
     kinds: set[str] = set()
@@ -338,9 +344,9 @@ def test_logs_written_before_r7_6_fold_exactly_as_before() -> None:
         for data, (spectator, seat0) in zip(game_log["events"], game_log["views"], strict=True):
             event = RULESET.event_from_json(data)
             kinds.add(data["type"])
-            if data["type"] != "GameStarted":
-                assert RULESET.event_to_json(event) == data
+            assert RULESET.event_to_json(event) == data
             state = RULESET.evolve(state, event)
+            assert state.rules == 2
             assert (_digest(RULESET.view_for(state, None)), _digest(RULESET.view_for(state, 0))) == (
                 spectator,
                 seat0,

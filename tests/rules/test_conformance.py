@@ -5,6 +5,7 @@ forbids; every game ends."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from datetime import timedelta
 from typing import Any
@@ -16,6 +17,7 @@ from games.rules.core import Context, RuleError
 from games.rules.goodcritters import commands as c
 from games.rules.goodcritters.cards import ACTIONS, FUZZ
 from games.rules.goodcritters.errors import CODES
+from games.rules.goodcritters.options import RULES
 from games.rules.goodcritters.ruleset import RULESET
 from games.rules.goodcritters.state import State
 
@@ -93,7 +95,9 @@ def random_command(rnd: random.Random, state: State) -> Any:
 class Game:
     """A game driven by bots plus random disturbances, checking invariants as it goes."""
 
-    def __init__(self, n: int, options: dict[str, Any], seed: bytes, salt: int, *, heavy: bool) -> None:
+    def __init__(
+        self, n: int, options: dict[str, Any], seed: bytes, salt: int, *, heavy: bool, rules: int = RULES
+    ) -> None:
         self.n = n
         self.rnd = random.Random(salt)
         self.heavy = heavy
@@ -107,6 +111,9 @@ class Game:
             options=RULESET.parse_options(options),
             seed=seed,
         )
+        if rules != start.rules:  # a game under older rules (ruling 32), as the verifier re-decides them
+            start = dataclasses.replace(start, rules=rules)
+            check_command_json(start)
         self.seed_hex = seed.hex()
         self.state: State = RULESET.initial_state()
         self.events: list[Any] = []

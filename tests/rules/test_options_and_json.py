@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -9,7 +10,7 @@ import pytest
 from hypothesis import given as hgiven
 from hypothesis import strategies as st
 
-from games.rules.core import ErrorKind, InvalidOptions, RuleError
+from games.rules.core import Context, ErrorKind, InvalidOptions, RuleError
 from games.rules.goodcritters import commands as c
 from games.rules.goodcritters.commands import COMMAND_CLASSES
 from games.rules.goodcritters.errors import CODES
@@ -19,6 +20,7 @@ from games.rules.goodcritters.ruleset import RULESET
 from games.rules.registry import RULESETS, get_ruleset
 
 from .conftest import rules_settings
+from .helpers import T0
 
 
 def test_the_registry_serves_goodcritters() -> None:
@@ -112,7 +114,8 @@ def test_every_error_code_has_a_kind() -> None:
 def test_every_event_type_has_a_stable_name_and_version() -> None:
     names = [cls.TYPE for cls in EVENT_CLASSES]
     assert len(set(names)) == len(names)
-    assert all(cls.VERSION == 1 for cls in EVENT_CLASSES)
+    # GameStarted 2 carries the rules the game plays under (ruling 32); version 1 is still read and written
+    assert {cls.TYPE: cls.VERSION for cls in EVENT_CLASSES if cls.VERSION != 1} == {"GameStarted": 2}
     assert len({cls.TYPE for cls in COMMAND_CLASSES}) == len(COMMAND_CLASSES)
 
 
@@ -175,6 +178,51 @@ def test_optional_command_fields_take_defaults() -> None:
         ({"type": "ChooseAction", "action": "rob"}, True),
         ({"type": "StartGame", "players": ["a"], "creator": None, "options": {"x": 1}, "seed": "00"}, None),
         ({"type": "StartGame", "players": ["a"], "creator": None, "options": {}, "seed": "zz"}, None),
+        # ruling 32: the rules are 2 or 3; rules 2 (or none said) have no max_pause
+        (
+            {"type": "StartGame", "players": ["a"], "creator": None, "options": {}, "seed": "", "rules": 4},
+            None,
+        ),
+        (
+            {"type": "StartGame", "players": ["a"], "creator": None, "options": {}, "seed": "", "rules": 1},
+            None,
+        ),
+        (
+            {"type": "StartGame", "players": ["a"], "creator": None, "options": {}, "seed": "", "rules": "3"},
+            None,
+        ),
+        (
+            {
+                "type": "StartGame",
+                "players": ["a"],
+                "creator": None,
+                "options": {},
+                "seed": "",
+                "rules": True,
+            },
+            None,
+        ),
+        (
+            {
+                "type": "StartGame",
+                "players": ["a"],
+                "creator": None,
+                "options": {"max_pause": 60},
+                "seed": "",
+            },
+            None,
+        ),
+        (
+            {
+                "type": "StartGame",
+                "players": ["a"],
+                "creator": None,
+                "options": {"max_pause": 60},
+                "seed": "",
+                "rules": 2,
+            },
+            None,
+        ),
     ],
 )
 def test_malformed_commands_are_refused_as_invalid_command(data: Any, seat: Any) -> None:
@@ -228,3 +276,66 @@ def test_start_command_round_trips_with_its_seed_and_options() -> None:
     data = json.loads(json.dumps(RULESET.command_to_json(command)))
     assert data["seed"] == bytes(range(32)).hex()
     assert RULESET.command_from_json(data, None) == command
+
+
+def _start_json(**extra: Any) -> dict[str, Any]:
+    return {
+        "type": "StartGame",
+        "players": ["a", "b", "c", "d"],
+        "creator": "a",
+        "options": {},
+        "seed": "ab" * 32,
+        **extra,
+    }
+
+
+def test_the_rules_of_a_start_command_stored_before_they_were_written_are_2_ruling_32() -> None:
+    assert RULESET.command_from_json(_start_json(), None).rules == 2
+    assert RULESET.command_from_json(_start_json(rules=3), None).rules == 3
+    start = RULESET.start_command(players=["a", "b", "c", "d"], creator="a", options={}, seed=b"\1" * 32)
+    assert start.rules == 3  # a game started now: today's rules
+    data = RULESET.command_to_json(start)
+    assert (data["rules"], data["options"]["max_pause"]) == (3, 7 * 24 * 3600)
+    old = RULESET.command_from_json(_start_json(), None)
+    assert "max_pause" not in RULESET.command_to_json(old)["options"]
+    assert RULESET.command_from_json(json.loads(json.dumps(RULESET.command_to_json(old))), None) == old
+
+
+@pytest.mark.parametrize("rules", [2, 3])
+def test_game_started_is_written_as_its_rules_have_it_ruling_32(rules: int) -> None:
+    """Rules 2: version 1, no ``rules``, no ``max_pause`` (exactly as the code before R7.6 wrote it); rules 3:
+    version 2 with ``rules``. Both read back to the same event."""
+    command = RULESET.command_from_json(_start_json(rules=rules), None)
+    started = RULESET.decide(RULESET.initial_state(), command, Context(now=T0))[0]
+    data = RULESET.event_to_json(started)
+    assert RULESET.event_from_json(json.loads(json.dumps(data))) == started
+    assert RULESET.fold([started]).rules == rules
+    if rules == 2:
+        assert data["v"] == 1
+        assert "rules" not in data
+        assert "max_pause" not in data["options"]
+    else:
+        assert (data["v"], data["rules"], data["options"]["max_pause"]) == (2, 3, 7 * 24 * 3600)
+
+
+def test_game_started_in_a_form_no_code_writes_is_refused_ruling_32() -> None:
+    command = RULESET.command_from_json(_start_json(rules=3), None)
+    data = RULESET.event_to_json(RULESET.decide(RULESET.initial_state(), command, Context(now=T0))[0])
+    for bad in (
+        {**data, "rules": 2},  # rules 2 are written as version 1
+        {**data, "rules": 4},
+        {k: v for k, v in data.items() if k != "rules"},
+        {**data, "v": 1},  # version 1 has no rules
+        {**{k: v for k, v in data.items() if k != "rules"}, "v": 1},  # nor max_pause
+        {**data, "v": 3},
+    ):
+        with pytest.raises(ValueError, match="not a GoodCritters event"):
+            RULESET.event_from_json(bad)
+
+
+@pytest.mark.parametrize("rules", [1, 4])
+def test_decide_refuses_rules_it_does_not_have_ruling_32(rules: int) -> None:
+    start = RULESET.start_command(players=["a", "b", "c", "d"], creator="a", options={}, seed=b"\1" * 32)
+    with pytest.raises(RuleError) as info:
+        RULESET.decide(RULESET.initial_state(), dataclasses.replace(start, rules=rules), Context(now=T0))
+    assert info.value.code == "invalid_command"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .cards import ACTIONS, BUNDLE_VISIBILITIES, PAYOFF_SIDES
-from .options import Options
+from .options import RULES_UNWRITTEN, Options
 
 Cards = tuple[int, ...]
 
@@ -18,7 +18,9 @@ class StartGame:
     """System. ``players`` in join order; ``seed`` 32 secret bytes. Operator setup (the game is then not
     fair): ``seats`` (player ids in seat order), ``stashes`` (card ids per seat) with ``pile`` (card ids top
     first, The Fuzz! = 140 included), ``boss`` (first Boss seat), ``fixed_seed`` (the seed was chosen by an
-    operator, not drawn at random; absent from commands stored before it existed, read as false)."""
+    operator, not drawn at random; absent from commands stored before it existed, read as false). ``rules``:
+    the rules the game plays to its end (ruling 32; ``start_command`` gives today's, ``RULES``); absent from
+    commands stored before it existed, read as 2."""
 
     TYPE = "StartGame"
     seat: None
@@ -31,6 +33,7 @@ class StartGame:
     pile: Cards | None = None
     boss: int | None = None
     fixed_seed: bool = False
+    rules: int = RULES_UNWRITTEN
 
 
 @dataclass(frozen=True, slots=True)

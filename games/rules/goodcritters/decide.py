@@ -64,7 +64,7 @@ from .commands import (
 )
 from .errors import fail, rule_error
 from .evolve import evolve
-from .options import MAX_DEADLINE_SECONDS, Options
+from .options import MAX_DEADLINE_SECONDS, RULES_KNOWN, RULES_R7_6, Options
 from .state import CHOOSE, DISTRIBUTE, OVER, SETUP, State, Trade, pause_end
 
 MAX_MESSAGE_LENGTH = 2000
@@ -94,15 +94,23 @@ def _utc(now: datetime) -> datetime:
     return now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
 
 
+def _r7_6(state: State) -> bool:
+    """The game plays under rules with R7.6 (rules 3 and later); a game keeps the rules it started with
+    (ruling 32): under rules 2 each R7.6 change is decided as it was before."""
+    return state.rules >= RULES_R7_6
+
+
 def _due_at(run: _Run, step: str) -> str | None:
     """The deadline of a step opening now (R7.1). While paused no deadline runs: a step that opens during a
     pause opens as if at the pause's start, so that the resume, which moves the deadline by the time paused,
-    gives it its full duration from the resume, not more (R7.6)."""
+    gives it its full duration from the resume, not more (R7.6; under rules 2 it opens now)."""
     state = run.state
     seconds = state.options.deadline(step)
     if seconds is None:
         return None
-    start = datetime.fromisoformat(state.paused_at) if state.paused_at is not None else _utc(run.ctx.now)
+    start = _utc(run.ctx.now)
+    if state.paused_at is not None and _r7_6(state):
+        start = datetime.fromisoformat(state.paused_at)
     return (start + timedelta(seconds=seconds)).isoformat()
 
 
@@ -202,6 +210,9 @@ def _operator_deal(command: StartGame, n: int) -> tuple[tuple[tuple[int, ...], .
 def _start(run: _Run, command: StartGame) -> None:
     if run.state.phase != SETUP:
         fail("already_started", "the game has already started")
+    if command.rules not in RULES_KNOWN:
+        known = ", ".join(map(str, RULES_KNOWN))
+        fail("invalid_command", f"unknown rules {command.rules!r} (known: {known})")
     _check_players(command)
     seats = _seat_order(command)
     n = len(seats)
@@ -226,6 +237,7 @@ def _start(run: _Run, command: StartGame) -> None:
             pile=pile,
             types=_card_types(command.seed),
             pile_size=len(pile),
+            rules=command.rules,
         )
     )
     _begin_round(run)
@@ -393,13 +405,16 @@ def _rob(run: _Run, robber: int) -> None:
 
 def _next_boss(state: State, boss: int) -> int:
     """The next player clockwise, skipping resigned players (R4.2, R7.4); the Boss when there is none: with
-    every other player resigned, or every player (R7.6), nobody can take the job (ruling 13)."""
+    every other player resigned, or every player (R7.6), nobody can take the job (ruling 13). Under rules 2,
+    with every player resigned, the job went to the next seat clockwise."""
     n = state.n
     for i in range(1, n):
         seat = (boss + i) % n
         if not state.resigned[seat]:
             return seat
-    return boss
+    if _r7_6(state):
+        return boss
+    return boss if not state.resigned[boss] else (boss + 1) % n
 
 
 def _first_no_voter(state: State, boss: int) -> int:
@@ -816,7 +831,9 @@ def _resign(run: _Run, seat: int, command: Resign) -> None:
     theirs = tuple(t.trade_id for t in run.state.trades if seat in (t.seat, t.to))
     if theirs:  # their open offers lapse with them
         run.emit(ev.TradesLapsed(trade_ids=theirs))
-    if run.state.paused_at is not None and all(run.state.resigned):
+    if not _r7_6(run.state):  # rules 2: the pause and the votes stay as they are
+        pass
+    elif run.state.paused_at is not None and all(run.state.resigned):
         _resume(run, "resigned")  # R7.6: no seat is left that could resume the pause (ruling 31)
     else:  # one voter fewer: the votes already cast may be a majority (ruling 28)
         _count_pause_votes(run)
@@ -842,20 +859,28 @@ def _send_message(run: _Run, seat: int, command: SendMessage) -> None:
 
 
 def _expire(run: _Run, command: ExpireDeadline) -> None:
-    """R7.2/R7.3/R7.5 and the absent-player policy. A stale or early timer, or one while the game is paused,
-    yields no events. Seats that missed the deadline with an extension left get one (everyone's ready flag
-    is cleared) instead of the default plays; a seat that has missed ``autopilot_after`` deadlines in a row
+    """R7.2/R7.3/R7.5 and the absent-player policy. A stale or early timer yields no events; while the game is
+    paused it is the pause's timer (R7.6: at or after the pause's end it resumes the game; under rules 2 it
+    yields nothing). Seats that missed the deadline with an extension left get one (everyone's ready flag is
+    cleared) instead of the default plays; a seat that has missed ``autopilot_after`` deadlines in a row
     goes on autopilot."""
     state = run.state
-    if command.step_no != state.step_no or state.phase not in (DISTRIBUTE, CHOOSE):
-        return
-    if state.paused_at is not None:  # the timer of a pause is its end (R7.6)
-        end = pause_end(state)
-        if end is not None and _utc(run.ctx.now) >= end:
-            _resume(run, "limit")
-        return
-    if state.due_at is None or _utc(run.ctx.now) < datetime.fromisoformat(state.due_at):
-        return
+    if not _r7_6(state):  # rules 2 (ruling 32): while paused a timer yields nothing, a pause has no limit
+        stale = command.step_no != state.step_no or state.phase not in (DISTRIBUTE, CHOOSE)
+        if stale or state.due_at is None:
+            return
+        if state.paused_at is not None or _utc(run.ctx.now) < datetime.fromisoformat(state.due_at):
+            return
+    else:
+        if command.step_no != state.step_no or state.phase not in (DISTRIBUTE, CHOOSE):
+            return
+        if state.paused_at is not None:  # the timer of a pause is its end (R7.6)
+            end = pause_end(state)
+            if end is not None and _utc(run.ctx.now) >= end:
+                _resume(run, "limit")
+            return
+        if state.due_at is None or _utc(run.ctx.now) < datetime.fromisoformat(state.due_at):
+            return
     missed = missing_seats(state)
     if missed:
         run.emit(ev.DeadlineMissed(step_no=state.step_no, step=state.phase, seats=missed))
@@ -886,7 +911,7 @@ def _expire(run: _Run, command: ExpireDeadline) -> None:
         _auto_distribute(run, "deadline")
     else:
         _close_choose(run, "deadline")
-    if engaged:  # fewer seats vote now: the votes already cast may be a majority (ruling 28)
+    if engaged and _r7_6(state):  # fewer seats vote now: the votes already cast may be a majority (ruling 28)
         _count_pause_votes(run)
 
 

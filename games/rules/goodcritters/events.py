@@ -18,10 +18,13 @@ Seats = tuple[int, ...]
 @dataclass(frozen=True, slots=True)
 class GameStarted:
     """R1.1-R1.7. ``pile`` is the Loot pile, top first, The Fuzz! (140) included; secret until the end, as
-    are ``seed``, ``types`` (type of each card id) and every Stash but the viewer's own."""
+    are ``seed``, ``types`` (type of each card id) and every Stash but the viewer's own. ``rules``: the rules
+    the game plays to its end (ruling 32). Version 2 carries ``rules`` (3 and later); version 1, with no
+    ``rules`` and no ``max_pause`` among the options, is a game under rules 2 (``serde`` reads and writes
+    both: a game under rules 2 is written as version 1, as it always was)."""
 
     TYPE = "GameStarted"
-    VERSION = 1
+    VERSION = 2
     players: tuple[str, ...]  # player ids by seat (clockwise order)
     boss: int
     options: Options
@@ -32,6 +35,7 @@ class GameStarted:
     pile: Cards
     types: tuple[str, ...]
     pile_size: int  # public: the number of cards in the pile, The Fuzz! included
+    rules: int  # the rules' version the game plays under (ruling 32)
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,6 +123,7 @@ def _game_started(s: State, e: GameStarted) -> State:
         extensions_left=(e.options.extensions,) * n,
         misses=(0,) * n,
         autopilot=(False,) * n,
+        rules=e.rules,
     )
 
 

@@ -29,6 +29,14 @@ MAX_AUTOPILOT_AFTER: Final[int] = 20
 PAUSE_BY: Final[tuple[str, ...]] = ("creator", "vote")
 DEFAULT_MAX_PAUSE: Final[int] = 7 * 24 * 3600  # R7.6: the longest pause, by default a week
 
+# A game is played to its end under the rules it started with (ruling 32): the rules' version is a fact of
+# its log (``StartGame.rules``, ``GameStarted.rules``, then ``State.rules``), and ``decide`` applies each rule
+# as that version has it.
+RULES_UNWRITTEN: Final[int] = 2  # the rules of a game whose log does not say (started before it was written)
+RULES_R7_6: Final[int] = 3  # the first rules with R7.6 (option max_pause, the pause's limit, ruling 31)
+RULES: Final[int] = 3  # the rules a game started now plays under
+RULES_KNOWN: Final[tuple[int, ...]] = (2, 3)  # the rules this code plays (and the verifier re-decides)
+
 
 @dataclass(frozen=True, slots=True)
 class Options:
@@ -216,10 +224,11 @@ def parse_options(raw: Mapping[str, Any] | None) -> Options:
     )
 
 
-def options_to_json(options: Options) -> JSON:
-    """The full JSON form (every key, defaults included); ``parse_options`` reads it back."""
+def options_to_json(options: Options, *, rules: int = RULES) -> JSON:
+    """The full JSON form (every key, defaults included); ``parse_options`` reads it back. ``rules``: the
+    rules the game plays under; before R7.6 (rules 2) the form had no ``max_pause``."""
     depth = options.fuzz_depth
-    return {
+    out: JSON = {
         "payoffs": options.payoffs,
         "boss_term_limit": options.boss_term_limit,
         "fuzz_depth": list(depth) if isinstance(depth, tuple) else depth,
@@ -230,5 +239,7 @@ def options_to_json(options: Options) -> JSON:
         "absence": {"extensions": options.extensions, "autopilot_after": options.autopilot_after},
         "pause_by": options.pause_by,
         "warn_before": options.warn_before,
-        "max_pause": options.max_pause,
     }
+    if rules >= RULES_R7_6:  # a game under older rules wrote its options without it (and has no such limit)
+        out["max_pause"] = options.max_pause
+    return out

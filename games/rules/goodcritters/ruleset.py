@@ -16,7 +16,7 @@ from .decide import decide, pause_end, step, warn_time
 from .errors import fail
 from .events import Event as GCEvent
 from .evolve import _HANDLERS
-from .options import Options, options_to_json, parse_options
+from .options import RULES, RULES_KNOWN, Options, options_to_json, parse_options
 from .state import CHOOSE, DISTRIBUTE, INITIAL_STATE, OVER, SETUP, State
 from .views import redact_event, view_for
 
@@ -50,9 +50,13 @@ class GoodCritters:
     """The GoodCritters ruleset (RULES.md)."""
 
     slug: str = "goodcritters"
-    # 2: absent players, pause, warnings (new state fields); 3: the longest pause (R7.6, option max_pause),
-    # the Boss stays when every player has resigned
+    # the state cache's key, changed whenever folding the same events could give another state. 2: absent
+    # players, pause, warnings (new state fields); 3: the rules' version in the log and the state (rules 2 and
+    # 3 both played, ruling 32), R7.6 (option max_pause) for games started under rules 3
     version: str = "3"
+    # the rules this code plays, each game to its end under the rules it started with (ruling 32); what
+    # ``start_command`` gives is the last
+    rules_versions: tuple[str, ...] = tuple(str(r) for r in RULES_KNOWN)
     autopilot_player_commands: tuple[str, ...] = (
         cmd.TakeBackSeat.TYPE,
         cmd.SendMessage.TYPE,
@@ -135,6 +139,7 @@ class GoodCritters:
             pile=_setup_field(setup, "pile", "ints"),
             boss=_setup_field(setup, "boss", "int"),
             fixed_seed=_setup_flag(setup, "fixed_seed"),
+            rules=RULES,
         )
 
     def expire_command(self, step_no: int) -> cmd.ExpireDeadline:
@@ -169,6 +174,10 @@ class GoodCritters:
         return bot_command(state, seat, strategy=strategy, salt=salt)
 
     # --- reading -------------------------------------------------------------------------------
+    def rules_version(self, state: State) -> str:
+        """The rules the started game ``state`` plays under, as its log says (``GameStarted``)."""
+        return str(state.rules)
+
     def waiting(self, state: State) -> Waiting | None:
         if state.phase == DISTRIBUTE:
             seats = frozenset() if state.resigned[state.boss] else frozenset((state.boss,))

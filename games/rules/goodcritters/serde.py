@@ -14,10 +14,10 @@ from typing import Any
 
 from games.rules.core import JSON, RuleError
 
-from .commands import COMMAND_CLASSES, SYSTEM_COMMANDS, Command
+from .commands import COMMAND_CLASSES, SYSTEM_COMMANDS, Command, StartGame
 from .errors import rule_error
-from .events import EVENT_CLASSES, Event
-from .options import Options, options_to_json, parse_options
+from .events import EVENT_CLASSES, Event, GameStarted
+from .options import RULES_KNOWN, RULES_R7_6, RULES_UNWRITTEN, Options, options_to_json, parse_options
 
 Encoder = Callable[[Any], Any]
 Decoder = Callable[[Any], Any]
@@ -150,7 +150,26 @@ COMMAND_SPECS: dict[str, _Spec] = {cls.TYPE: _spec(cls, skip=("seat",)) for cls 
 EVENT_TYPES: dict[str, type[Event]] = {cls.TYPE: cls for cls in EVENT_CLASSES}
 
 
+def _rules(value: Any) -> int:
+    if type(value) is not int or value not in RULES_KNOWN:
+        raise _Bad(f"unknown rules {value!r} (known: {', '.join(map(str, RULES_KNOWN))})")
+    return value
+
+
+def _game_started_v1(event: GameStarted) -> JSON:
+    """``GameStarted`` of a game under rules 2, as it was always written: version 1, no ``rules``, options
+    without ``max_pause``."""
+    out: JSON = {"type": event.TYPE, "v": 1}
+    for name, encode, _decode, _required in EVENT_SPECS[event.TYPE].fields:
+        if name != "rules":
+            out[name] = encode(getattr(event, name))
+    out["options"] = options_to_json(event.options, rules=event.rules)
+    return out
+
+
 def event_to_json(event: Event) -> JSON:
+    if isinstance(event, GameStarted) and event.rules < RULES_R7_6:
+        return _game_started_v1(event)
     spec = EVENT_SPECS[event.TYPE]
     out: JSON = {"type": event.TYPE, "v": event.VERSION}
     for name, encode, _decode, _required in spec.fields:
@@ -158,13 +177,29 @@ def event_to_json(event: Event) -> JSON:
     return out
 
 
-def _build(spec: _Spec, data: Mapping[str, Any], skip: tuple[str, ...], extra: dict[str, Any]) -> Any:
-    names = {name for name, *_ in spec.fields}
+def _no_max_pause(options: Any) -> None:
+    """Options of a game under rules 2 never name ``max_pause`` (R7.6 came with rules 3)."""
+    if isinstance(options, Mapping) and "max_pause" in options:
+        raise _Bad(f"option 'max_pause' needs rules {RULES_R7_6} or later")
+
+
+def _build(
+    spec: _Spec,
+    data: Mapping[str, Any],
+    skip: tuple[str, ...],
+    extra: dict[str, Any],
+    *,
+    absent: tuple[str, ...] = (),
+) -> Any:
+    """``absent``: fields this form of the JSON does not have (taken from ``extra``)."""
+    names = {name for name, *_ in spec.fields} - set(absent)
     for key in data:
         if key not in names and key not in skip:
             raise _Bad(f"unknown field {key!r}")
     kwargs = dict(extra)
     for name, _encode, decode, required in spec.fields:
+        if name in absent:
+            continue
         if name in data:
             try:
                 kwargs[name] = decode(data[name])
@@ -181,9 +216,15 @@ def event_from_json(data: Mapping[str, Any]) -> Event:
         kind = data["type"]
         spec = EVENT_SPECS[kind]
         version = data.get("v")
+        if kind == GameStarted.TYPE and version == 1:  # a game under rules 2 (ruling 32)
+            _no_max_pause(data.get("options"))
+            event: Event = _build(spec, data, ("type", "v"), {"rules": RULES_UNWRITTEN}, absent=("rules",))
+            return event
         if version != EVENT_TYPES[kind].VERSION:
             raise _Bad(f"unsupported version {version!r} of {kind}")
-        event: Event = _build(spec, data, ("type", "v"), {})
+        event = _build(spec, data, ("type", "v"), {})
+        if isinstance(event, GameStarted) and _rules(event.rules) < RULES_R7_6:
+            raise _Bad(f"rules {event.rules} are written as version 1 of {kind}")
     except (_Bad, KeyError, TypeError) as exc:
         raise ValueError(f"not a GoodCritters event: {exc}") from exc
     return event
@@ -194,6 +235,8 @@ def command_to_json(command: Command) -> JSON:
     out: JSON = {"type": command.TYPE}
     for name, encode, _decode, _required in spec.fields:
         out[name] = encode(getattr(command, name))
+    if isinstance(command, StartGame):  # the options as the game's rules write them
+        out["options"] = options_to_json(command.options, rules=command.rules)
     return out
 
 
@@ -220,4 +263,8 @@ def _command_from_json(data: Any, seat: int | None) -> Command:
     if not system and (type(seat) is not int):
         raise _Bad(f"{kind} needs an acting seat")
     command: Command = _build(spec, data, ("type",), {"seat": seat})
+    if kind == "StartGame":  # the rules the game plays under (absent: 2, ruling 32)
+        rules = _rules(data.get("rules", RULES_UNWRITTEN))
+        if rules < RULES_R7_6:
+            _no_max_pause(data.get("options"))
     return command

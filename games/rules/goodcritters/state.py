@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any, Final, NamedTuple
 
 from .cards import FUZZ
-from .options import DEFAULT_OPTIONS, Options
+from .options import DEFAULT_OPTIONS, RULES, RULES_R7_6, Options
 
 # phases
 SETUP: Final = "setup"
@@ -98,6 +98,7 @@ class State(NamedTuple):
     paused_at: str | None = None  # ISO-8601 UTC while the game is paused
     pause_votes: frozenset[int] = frozenset()  # seats voting to pause (or, while paused, to resume)
     warned: str | None = None  # the ``due_at`` a DeadlineNear warning was given for
+    rules: int = RULES  # the rules the game plays to its end, from GameStarted (ruling 32)
 
     @property
     def pile_size(self) -> int:
@@ -138,8 +139,9 @@ INITIAL_STATE: Final[State] = State()
 
 def pause_end(state: State) -> datetime | None:
     """When the current pause ends by itself: the game's ``max_pause`` seconds after it began (R7.6);
-    ``None`` when the game is not paused."""
-    if state.paused_at is None:
+    ``None`` when the game is not paused, and always for a game under rules before R7.6 (its pause has no
+    limit, ruling 32)."""
+    if state.paused_at is None or state.rules < RULES_R7_6:
         return None
     return datetime.fromisoformat(state.paused_at) + timedelta(seconds=state.options.max_pause)
 
