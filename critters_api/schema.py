@@ -5,10 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema_field
 from rest_framework import serializers
 
 from critters_api.problems import PROBLEM_CONTENT_TYPE, TITLES
+
+
+@extend_schema_field(
+    {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}}
+)
+class FieldErrorsField(serializers.JSONField):
+    pass
+
+
+@extend_schema_field({"$ref": "#/components/schemas/RuleErrorDetails"})
+class RuleErrorDetailsField(serializers.JSONField):
+    pass
 
 
 class ProblemSerializer(serializers.Serializer):
@@ -24,16 +36,19 @@ class ProblemSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="Stable machine code, e.g. `not_your_turn`, `validation_error`.")
     # Named as the problem body names it; this serializer only describes responses (never validates), so
     # shadowing Serializer.errors is harmless.
-    errors = serializers.DictField(  # type: ignore[assignment]
-        child=serializers.JSONField(),
+    errors = FieldErrorsField(  # type: ignore[assignment]
         required=False,
-        help_text="With `validation_error`: the messages per field.",
+        help_text="With `validation_error` and other input errors: the messages per field (a dotted path for "
+        "nested fields and list items, e.g. `setup.seat_order.2`; `non_field_errors` for the whole body).",
     )
     kind = serializers.ChoiceField(
         choices=["invalid", "conflict", "forbidden"], required=False, help_text="With rule errors."
     )
-    details = serializers.DictField(child=serializers.JSONField(), required=False)
+    details = RuleErrorDetailsField(required=False, help_text="With some rule errors (see the codes).")
     retry_after = serializers.IntegerField(required=False, help_text="With `throttled`: seconds to wait.")
+    etag = serializers.CharField(
+        required=False, help_text="With `precondition_failed` (412): the game's current ETag."
+    )
 
     class Meta:
         ref_name = "Problem"
@@ -117,9 +132,9 @@ class AutoSchema(SpectacularAutoSchema):
 
 
 def add_components(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
-    """Post-processing hook: the event payload components (one per event type, see games.api.schema)."""
-    from games.api.schema import event_components
+    """Post-processing hook: the components generated from the rulesets' types (games.api.schema)."""
+    from games.api.schema import ruleset_components
 
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
-    schemas.update(event_components())
+    schemas.update(ruleset_components())
     return result

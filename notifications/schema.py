@@ -3,18 +3,44 @@ this post-processing hook documents it in the OpenAPI schema."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-STREAM_EXAMPLE = (
-    "retry: 1000\n\n"
-    'id: 17\nevent: state\ndata: {"game":{"id":42,"status":"running"},"version":17,"viewer":2,'
-    '"state":{},"legal_commands":["ChooseAction"],"waiting":{"step_no":4,"step":"choose",'
-    '"seats":[0,2,3],"due_at":"2026-11-23T12:11:00Z","you":true},"over":false,"scores":null}\n\n'
-    'id: 18\nevent: game_event\ndata: {"seq":18,"created_at":"2026-11-23T12:02:00Z",'
-    '"event":{"type":"ActionChosen","seat":0,"action":null,"commitment":"9f2c…"},"hash":null}\n\n'
-    ": keep-alive\n\n"
-    'event: end\ndata: {"version":211,"head_hash":"5be1…"}\n\n'
-)
+
+def stream_example() -> str:
+    """A stream's start, an event, a keep-alive and its end, made from the same examples as the JSON reads
+    (so that each message's data validates against the schema its event names)."""
+    from games.api.examples import feed_items, viewer_state_value
+
+    state = viewer_state_value()
+    item = feed_items(last=1)[0]
+    end = {"version": state["version"] + 200, "head_hash": "5be1" + "0" * 60}
+    return (
+        "retry: 1000\n\n"
+        f"id: {state['version'] - 1}\nevent: state\ndata: {json.dumps(state, separators=(',', ':'))}\n\n"
+        f"id: {item['seq']}\nevent: game_event\ndata: {json.dumps(item, separators=(',', ':'))}\n\n"
+        ": keep-alive\n\n"
+        f"event: end\ndata: {json.dumps(end, separators=(',', ':'))}\n\n"
+    )
+
+
+STREAM_MESSAGES = {"state": "ViewerStateOutput", "game_event": "FeedItemOutput", "end": "StreamEnd"}
+"""Each message's ``event:`` name → the component its ``data:`` line is (a JSON document)."""
+
+STREAM_END: dict[str, Any] = {
+    "type": "object",
+    "description": "The `data` of the stream's `event: end`: the game is over and everything was sent.",
+    "properties": {
+        "version": {"type": "integer", "description": "The game's last event seq."},
+        "head_hash": {
+            "type": "string",
+            "nullable": True,
+            "description": "The hash chain's head (docs/AUDIT.md).",
+        },
+    },
+    "required": ["version", "head_hash"],
+    "additionalProperties": False,
+}
 
 
 def _problem(status: int, code: str, detail: str) -> dict[str, Any]:
@@ -91,9 +117,15 @@ def stream_operation() -> dict[str, Any]:
                     "text/event-stream": {
                         "schema": {
                             "type": "string",
-                            "description": "Server-Sent Events (see the description).",
+                            "description": "Server-Sent Events (see the description). The `data` of each "
+                            "message is one JSON document: `state` a `ViewerStateOutput`, `game_event` a "
+                            "`FeedItemOutput`, `end` a `StreamEnd` (see `x-sse-messages`).",
+                            "x-sse-messages": {
+                                name: {"$ref": f"#/components/schemas/{component}"}
+                                for name, component in STREAM_MESSAGES.items()
+                            },
                         },
-                        "example": STREAM_EXAMPLE,
+                        "example": stream_example(),
                     }
                 },
             },
@@ -110,4 +142,5 @@ def stream_operation() -> dict[str, Any]:
 def add_stream_path(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     """Post-processing hook (SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"])."""
     result.setdefault("paths", {})["/api/v1/games/{game_id}/stream"] = {"get": stream_operation()}
+    result.setdefault("components", {}).setdefault("schemas", {})["StreamEnd"] = STREAM_END
     return result

@@ -7,6 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from critters_api.serializers import StrictBooleanField, StrictCharField, StrictSerializer
+from games.api.serializers import LegalCommandsField
 
 from .models import NotificationType
 
@@ -86,7 +87,7 @@ class InboxItemOutput(serializers.Serializer):
     step_no = serializers.IntegerField()
     step = serializers.CharField()
     due_at = serializers.DateTimeField(allow_null=True)
-    legal_commands = serializers.ListField(child=serializers.CharField())
+    legal_commands = LegalCommandsField(help_text="Command types you may send now.")
 
 
 class InboxOutput(serializers.Serializer):

@@ -20,6 +20,8 @@ from games.audit import export, replay
 from games.audit.verify import FORMAT, FORMAT_VERSION, verify_record
 from games.models import Game
 
+from . import examples
+from .serializers import EventField, OptionsOutputField, RecordedCommandField, ViewField
 from .views import GAME_ID, GameView
 
 SEQ = OpenApiParameter(
@@ -35,9 +37,7 @@ class RecordGameOutput(serializers.Serializer):
     name = serializers.CharField(allow_blank=True)
     ruleset = serializers.CharField(help_text="The ruleset's slug, e.g. `goodcritters`.")
     ruleset_version = serializers.CharField(help_text="The rules' version the game was played under.")
-    options = serializers.DictField(
-        child=serializers.JSONField(), help_text="Every option, in full JSON form."
-    )
+    options = OptionsOutputField(help_text="Every option, in full JSON form.")
     fair = serializers.BooleanField(help_text="False when an operator fixed the seed, deck or seats.")
     status = serializers.CharField(help_text="Always `over` in a record.")
     created_at = serializers.DateTimeField(allow_null=True)
@@ -48,6 +48,9 @@ class RecordGameOutput(serializers.Serializer):
 class RecordSeatOutput(serializers.Serializer):
     seat = serializers.IntegerField(help_text="The seat number (0 to n-1, clockwise).")
     uid = serializers.CharField(help_text="The opaque player id the rules know (`GameStarted.players`).")
+    player_id = serializers.IntegerField(
+        allow_null=True, help_text="The player's account id; null for a bot."
+    )
     player = serializers.CharField(allow_null=True, help_text="The username; null for a bot.")
     display_name = serializers.CharField()
     bot = serializers.CharField(allow_null=True, help_text="The bot's strategy; null for a person.")
@@ -57,17 +60,15 @@ class RecordEventOutput(serializers.Serializer):
     seq = serializers.IntegerField(help_text="1, 2, 3, ... without gaps.")
     type = serializers.CharField()
     schema_version = serializers.IntegerField()
-    data = serializers.DictField(  # type: ignore[assignment]  # a record field, not Serializer.data
-        child=serializers.JSONField(),
-        help_text="The event, unredacted (`{type, v, ...fields}`, see `Event`).",
+    data = EventField(  # type: ignore[assignment]  # a record field, not Serializer.data
+        help_text="The event, unredacted (`{type, v, ...fields}`, see `Event`)."
     )
     created_at = serializers.CharField(help_text="ISO-8601 UTC: the time the command was decided at.")
     command_id = serializers.CharField()
     actor = serializers.IntegerField(
         allow_null=True, help_text="The acting player's id; null: system or bot."
     )
-    command = serializers.DictField(
-        child=serializers.JSONField(),
+    command = RecordedCommandField(
         allow_null=True,
         help_text="On the first event of a command's batch: the command (`type`, fields, `seat`); else null.",
     )
@@ -118,12 +119,8 @@ class StateAtOutput(serializers.Serializer):
     viewer = serializers.IntegerField(
         allow_null=True, help_text="Whose view this is (null: full or spectator)."
     )
-    event = serializers.DictField(
-        child=serializers.JSONField(), help_text="Event `seq` as the viewer may see it."
-    )
-    state = serializers.DictField(
-        child=serializers.JSONField(), help_text="The ruleset's view at that point."
-    )
+    event = EventField(help_text="Event `seq` as the viewer may see it.")
+    state = ViewField(help_text="The ruleset's view at that point.")
 
 
 _HASH = "4f1c2a0d5e1b9c8a7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c"
@@ -138,31 +135,20 @@ RECORD_EXAMPLE = OpenApiExample(
             "name": "Friday game",
             "ruleset": "goodcritters",
             "ruleset_version": "1",
-            "options": {"payoffs": False},
+            "options": examples.recorded_start_command()["options"],
             "fair": True,
             "status": "over",
             "created_at": "2026-11-20T18:00:00+00:00",
             "started_at": "2026-11-20T18:02:00+00:00",
             "ended_at": "2026-11-20T19:10:00+00:00",
         },
-        "seats": [{"seat": 0, "uid": "p3", "player": "alice", "display_name": "Alice", "bot": None}],
+        "seats": [
+            {"seat": 0, "uid": "p7", "player_id": 7, "player": "alice", "display_name": "Alice", "bot": None}
+        ],
         "seed": "00" * 32,
         "seed_commitment": "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925",
         "head_hash": _HASH,
-        "events": [
-            {
-                "seq": 1,
-                "type": "GameStarted",
-                "schema_version": 1,
-                "data": {"type": "GameStarted", "v": 1, "players": ["p3", "p4", "p5", "p6"]},
-                "created_at": "2026-11-20T18:02:00.123456+00:00",
-                "command_id": "start:6c9b0f8e-2c55-4a3e-9d1e-6f1e1b1a2c3d",
-                "actor": None,
-                "command": {"type": "StartGame", "players": ["p3", "p4", "p5", "p6"], "seat": None},
-                "prev_hash": "0" * 64,
-                "hash": _HASH,
-            }
-        ],
+        "events": [{**examples.record_event(1), "command": examples.recorded_start_command()}],
     },
 )
 VERDICT_OK = OpenApiExample(
@@ -214,15 +200,8 @@ STATE_AT_EXAMPLE = OpenApiExample(
         "game_over": False,
         "full": False,
         "viewer": 2,
-        "event": {
-            "type": "ActionChosen",
-            "v": 1,
-            "seat": 1,
-            "action": None,
-            "commitment": "9c1…",
-            "commit_no": 3,
-        },
-        "state": {"ruleset": "goodcritters", "started": True, "over": False, "viewer": 2, "round": 2},
+        "event": examples.feed_items(viewer=2, last=1)[0]["event"],
+        "state": examples.viewer_state_value(viewer=2)["state"],
     },
 )
 

@@ -45,7 +45,10 @@ class CommandView(GameView):
             if_match=request.headers.get("If-Match"),
             render=viewer_state,
         )
-        response = Response(result.body, status=result.status)
+        body = result.body
+        if result.status >= 400:  # a rule's problem, made (and maybe stored) without the request
+            body = {**body, "instance": request.get_full_path()}
+        response = Response(body, status=result.status)
         if result.status >= 400:
             response.content_type = PROBLEM_CONTENT_TYPE
         if result.etag:
