@@ -20,17 +20,11 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from critters_api.error_codes import RULE_ERROR_STATUS
 from games.rules.core import ErrorKind, RuleError
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 TYPE_PREFIX = "urn:goodcritters:problem:"
-
-# Rule errors map to HTTP here and nowhere else.
-RULE_ERROR_STATUS: dict[ErrorKind, int] = {
-    ErrorKind.INVALID: 422,
-    ErrorKind.CONFLICT: 409,
-    ErrorKind.FORBIDDEN: 403,
-}
 
 TITLES: dict[int, str] = {
     400: "Bad request",

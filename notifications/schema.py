@@ -43,6 +43,21 @@ STREAM_END: dict[str, Any] = {
 }
 
 
+def stream_problems() -> dict[str, Any]:
+    """The stream's problem responses: the catalogue's codes for its scopes (critters_api.error_codes)."""
+    from critters_api.error_codes import codes_by_status
+    from critters_api.schema import describe_codes
+
+    out = {}
+    scopes = ("any", "auth", "path", "game", "cursor", "stream")
+    for status, entries in codes_by_status(scopes).items():
+        response = _problem(status, entries[0].code, entries[0].meaning)
+        response["description"] += "\n\nCodes:\n" + describe_codes(entries)
+        response["x-codes"] = [e.code for e in entries]
+        out[str(status)] = response
+    return out
+
+
 def _problem(status: int, code: str, detail: str) -> dict[str, Any]:
     from critters_api.problems import TITLES
 
@@ -129,12 +144,7 @@ def stream_operation() -> dict[str, Any]:
                     }
                 },
             },
-            "400": _problem(400, "invalid_cursor", "after must be an event seq (a whole number ≥ 0)."),
-            "401": _problem(401, "not_authenticated", "Authentication credentials were not provided."),
-            "404": _problem(404, "game_not_found", "No such game."),
-            "405": _problem(405, "method_not_allowed", 'Method "POST" not allowed.'),
-            "429": _problem(429, "throttled", "Request was throttled. Expected available in 12 seconds."),
-            "503": _problem(503, "stream_needs_asgi", "The live stream is served by the ASGI process only."),
+            **stream_problems(),
         },
     }
 
