@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from critters_api.error_codes import ErrorEntry, codes_by_status
 from critters_api.problems import PROBLEM_CONTENT_TYPE, TITLES
+from critters_api.serializers import StrictSerializer
 
 
 @extend_schema_field(
@@ -217,6 +218,12 @@ class AutoSchema(SpectacularAutoSchema):
             for name, header in response_headers(int(key), scopes, self.method).items():
                 response.setdefault("headers", {}).setdefault(name, header)
         return responses
+
+    def _map_serializer(self, serializer: Any, direction: Any, bypass_extensions: bool = False) -> Any:
+        schema = super()._map_serializer(serializer, direction, bypass_extensions)
+        if direction == "request" and isinstance(serializer, StrictSerializer):
+            schema["additionalProperties"] = False  # unknown fields are refused (422 validation_error)
+        return schema
 
     def _has_query_serializer(self) -> bool:
         return any(

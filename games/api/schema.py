@@ -40,6 +40,8 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
         return {"allOf": [schema], "nullable": True}
     if schema.get("nullable"):
         return schema
+    if "enum" in schema:  # as drf-spectacular writes a nullable choice (what generated clients read)
+        return {"oneOf": [schema, ref("NullEnum")]}
     return {**schema, "nullable": True}
 
 
@@ -191,7 +193,7 @@ def all_types() -> list[tuple[str, RulesetTypes]]:
 
 
 def ruleset_components() -> dict[str, Any]:
-    components: dict[str, Any] = {}
+    components: dict[str, Any] = {"NullEnum": {"enum": [None]}}
     views: dict[str, str] = {}
     options: list[str] = []
     options_in: list[str] = []

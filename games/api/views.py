@@ -38,7 +38,7 @@ from .serializers import (
 GAME_ID = OpenApiParameter("game_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The game's id.")
 IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key",
-    OpenApiTypes.STR,
+    {"type": "string", "pattern": "^[!-~]{1,255}$", "minLength": 1, "maxLength": 255},
     OpenApiParameter.HEADER,
     required=False,
     description="A unique key (1-255 printable ASCII characters) per intended command. A retry with the same "
@@ -67,6 +67,14 @@ ETAG = OpenApiParameter(
     OpenApiParameter.HEADER,
     response=[200, 201],
     description="The game's entity tag: it changes with every change to the game.",
+)
+
+
+CURSOR = OpenApiParameter(
+    "cursor",
+    {"type": "string", "pattern": "^[A-Za-z0-9+/=_-]*$", "maxLength": 1000},
+    description="The pagination cursor, as given in `next` or `previous` (opaque; anything else is a 400 "
+    "`invalid_cursor`).",
 )
 
 
@@ -128,7 +136,7 @@ class GamesView(APIView):
         "with a free seat.",
         parameters=[
             GameListQuery,
-            OpenApiParameter("cursor", OpenApiTypes.STR, description="The pagination cursor."),
+            CURSOR,
             OpenApiParameter("page_size", OpenApiTypes.INT, description="1 to 100 (default 20)."),
         ],
         responses={200: GamePageOutput},
@@ -388,7 +396,7 @@ class MyGamesView(APIView):
         summary="Your games",
         description="Games you have a seat in (any status), newest first, cursor-paginated.",
         parameters=[
-            OpenApiParameter("cursor", OpenApiTypes.STR, description="The pagination cursor."),
+            CURSOR,
             OpenApiParameter("page_size", OpenApiTypes.INT, description="1 to 100 (default 20)."),
         ],
         responses={200: GamePageOutput},
