@@ -34,7 +34,7 @@ class CommandView(GameView):
             raise Problem(
                 400, "invalid_idempotency_key", "Idempotency-Key: 1 to 255 printable ASCII characters."
             )
-        data = self.input_class(data=request.data if request.data is not None else {})
+        data = self.input_class(data=request.data)
         data.is_valid(raise_exception=True)
         command = {"type": self.command_type, **data.validated_data}
         result = services.game_command(

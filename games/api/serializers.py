@@ -223,13 +223,24 @@ class FeedOutput(serializers.Serializer):
     )
 
 
-class FeedQuery(serializers.Serializer):
+class QuerySerializer(serializers.Serializer):
+    """Query parameters: an empty value (``?status=``) is refused (400 ``invalid_query``), not taken for
+    an absent one."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        blank = [str(name) for name in self.fields if name in data and data.get(name) == ""]
+        if blank:
+            raise serializers.ValidationError({name: ["May not be empty."] for name in blank})
+        return super().to_internal_value(data)
+
+
+class FeedQuery(QuerySerializer):
     after = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
     limit = serializers.IntegerField(required=False, default=200, min_value=1, max_value=1000)
     wait = serializers.FloatField(required=False, default=0, min_value=0, max_value=30)
 
 
-class GameListQuery(serializers.Serializer):
+class GameListQuery(QuerySerializer):
     status = serializers.ChoiceField(choices=GameStatus.choices, required=False, default=GameStatus.OPEN)
     ruleset = serializers.ChoiceField(choices=sorted(RULESETS), required=False)
     free_seats = serializers.BooleanField(required=False, default=False)

@@ -78,6 +78,13 @@ CURSOR = OpenApiParameter(
 )
 
 
+PAGE_SIZE = OpenApiParameter(
+    "page_size",
+    {"type": "integer", "minimum": 1, "maximum": 100},
+    description="1 to 100 (default 20); anything else is a 400 `invalid_query`.",
+)
+
+
 def _player(request: Request) -> Player:
     user = request.user
     assert isinstance(user, Player)
@@ -97,6 +104,19 @@ class GameCursorPagination(CursorPagination):
     page_size_query_param = "page_size"
     max_page_size = 100
     invalid_cursor_message = "Invalid cursor."
+
+    def get_page_size(self, request: Request) -> int:
+        raw = request.query_params.get(self.page_size_query_param or "page_size")
+        if raw is None:
+            return self.page_size
+        if not (raw.isascii() and raw.isdigit() and 1 <= int(raw) <= self.max_page_size):
+            raise Problem(
+                400,
+                "invalid_query",
+                "Invalid query parameters.",
+                errors={"page_size": [f"A whole number from 1 to {self.max_page_size}."]},
+            )
+        return int(raw)
 
     def decode_cursor(self, request: Request) -> Any:
         try:
@@ -137,7 +157,7 @@ class GamesView(APIView):
         parameters=[
             GameListQuery,
             CURSOR,
-            OpenApiParameter("page_size", OpenApiTypes.INT, description="1 to 100 (default 20)."),
+            PAGE_SIZE,
         ],
         responses={200: GamePageOutput},
         examples=[examples.GAME_LIST],
@@ -248,7 +268,7 @@ class LobbyActionView(GameView):
         raise NotImplementedError
 
     def post(self, request: Request, game_id: int) -> Response:
-        data = self.input_class(data=request.data if request.data is not None else {})
+        data = self.input_class(data=request.data)
         data.is_valid(raise_exception=True)
         game = self.act(request, game_id, dict(data.validated_data))
         game.refresh_from_db()
@@ -397,7 +417,7 @@ class MyGamesView(APIView):
         description="Games you have a seat in (any status), newest first, cursor-paginated.",
         parameters=[
             CURSOR,
-            OpenApiParameter("page_size", OpenApiTypes.INT, description="1 to 100 (default 20)."),
+            PAGE_SIZE,
         ],
         responses={200: GamePageOutput},
         examples=[examples.GAME_LIST],
