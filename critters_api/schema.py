@@ -164,12 +164,27 @@ def response_headers(status: int, scopes: set[str], method: str) -> dict[str, di
         out["Retry-After"] = RETRY_AFTER
     if status == 401:
         out["WWW-Authenticate"] = WWW_AUTHENTICATE
-    if "game" in scopes and method == "GET" and status in (200, 304) and "state_at" not in scopes:
+    reads_game = "game" in scopes and not scopes & {"state_at", "audit"}  # the audit's reads carry none
+    if reads_game and method == "GET" and status in (200, 304):
         out["ETag"] = ETAG_HEADER
     if "command" in scopes and status in (200, 403, 409, 422):  # a rule error carries the game's ETag
         out["ETag"] = ETAG_HEADER
         out["Idempotent-Replayed"] = REPLAYED
     return out
+
+
+NO_NUL = "^[^\\x00]*$"
+"""The JSON parser refuses NUL characters in any string (PostgreSQL's jsonb cannot store them): a 400."""
+
+
+def _no_nul(schema: dict[str, Any]) -> None:
+    """Declares, on every free string of a request body, that it holds no NUL character."""
+    if schema.get("type") == "string" and not {"enum", "format", "pattern"} & set(schema):
+        schema["pattern"] = NO_NUL
+    for sub in schema.get("properties", {}).values():
+        _no_nul(sub)
+    if isinstance(schema.get("items"), dict):
+        _no_nul(schema["items"])
 
 
 class AutoSchema(SpectacularAutoSchema):
@@ -221,8 +236,10 @@ class AutoSchema(SpectacularAutoSchema):
 
     def _map_serializer(self, serializer: Any, direction: Any, bypass_extensions: bool = False) -> Any:
         schema = super()._map_serializer(serializer, direction, bypass_extensions)
-        if direction == "request" and isinstance(serializer, StrictSerializer):
-            schema["additionalProperties"] = False  # unknown fields are refused (422 validation_error)
+        if direction == "request":
+            if isinstance(serializer, StrictSerializer):
+                schema["additionalProperties"] = False  # unknown fields are refused (422 validation_error)
+            _no_nul(schema)
         return schema
 
     def _has_query_serializer(self) -> bool:
