@@ -3,11 +3,13 @@
 against the served OpenAPI spec: its status is documented for the operation, its problem ``code`` is listed
 there (``x-codes``), and every header it carries is declared (but the standard ones of HTTP and of the
 security middleware). It only checks what this run observed, so any subset of the tests can run; under
-pytest-xdist each worker checks its own observations. Responses outside any documented operation (unknown
-URLs, the schema itself, the admin, the replay page) are not checked."""
+pytest-xdist each worker checks its own observations and hands its findings to the controller, which fails
+the run. Responses outside any documented operation (unknown URLs, the schema itself, the admin, the replay
+page) are not checked."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -69,22 +71,34 @@ def served_spec() -> Any:
     return Spec(SchemaGenerator().get_schema(request=None, public=True))
 
 
+_FROM_WORKERS: list[str] = []
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist, on the controller: a worker's findings (see ``workeroutput`` below)."""
+    _FROM_WORKERS.extend(getattr(node, "workeroutput", {}).get("spec_recorder", []))
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    try:
-        from critters_api import testing
-    except Exception:  # Django never configured: nothing was served
+    failures = list(_FROM_WORKERS)
+    testing = sys.modules.get(
+        "critters_api.testing"
+    )  # loaded with Django's settings, else nothing was served
+    observed: list[Any] = list(testing.OBSERVED) if testing is not None else []
+    if observed:
+        failures += check(observed, served_spec())
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: the controller reports (its exit status is the run's)
+        workeroutput["spec_recorder"] = failures
         return
-    observed = list(testing.OBSERVED)
-    if not observed:
-        return
-    failures = check(observed, served_spec())
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if failures:
-        message = "responses the spec does not document:\n  " + "\n  ".join(failures)
+        message = "responses the spec does not document:\n  " + "\n  ".join(sorted(set(failures)))
         if reporter is not None:
             reporter.write_sep("=", "spec recorder", red=True)
             reporter.write_line(message)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
-    elif reporter is not None:
+    elif observed and reporter is not None:
         reporter.write_line(f"spec recorder: {len(observed)} responses, all as the spec documents them")
