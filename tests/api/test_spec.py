@@ -174,3 +174,31 @@ def test_the_schema_answers_json_when_asked(client: Client) -> None:
     r = client.get("/api/schema/")
     assert r["Content-Type"].startswith("application/vnd.oai.openapi;")
     assert yaml.safe_load(r.content)["openapi"].startswith("3.")
+
+
+def test_the_unions_carry_discriminators_and_single_value_types(spec: Spec) -> None:
+    schemas = spec.spec["components"]["schemas"]
+    assert schemas["GameView"]["discriminator"]["propertyName"] == "ruleset"
+    assert schemas["GameView"]["discriminator"]["mapping"]["goodcritters"].endswith("/GoodCrittersView")
+    for union in ("Event", "RecordedCommand"):
+        mapping = schemas[union]["discriminator"]["mapping"]
+        assert schemas[union]["discriminator"]["propertyName"] == "type"
+        assert len(mapping) == len(schemas[union]["oneOf"]) > 20
+        for value, target in mapping.items():
+            assert schemas[target.rsplit("/", 1)[1]]["properties"]["type"]["enum"] == [value]
+    legal = schemas["ViewerStateOutput"]["properties"]["legal_commands"]["items"]
+    assert spec.resolve(legal)["enum"]
+
+
+def test_every_command_operation_lists_every_rule_error_by_its_status(spec: Spec) -> None:
+    from critters_api.error_codes import rule_errors
+
+    commands = [op for _p, _m, op in spec.operations() if op["operationId"].startswith("games_commands_")]
+    assert len(commands) >= 16
+    for op in commands:
+        for entry in rule_errors():
+            assert entry.code in op["responses"][str(entry.status)]["x-codes"], (op["operationId"], entry)
+        assert "precondition_failed" in op["responses"]["412"]["x-codes"]
+        assert "Idempotent-Replayed" in op["responses"]["200"]["headers"]
+    problem = spec.spec["components"]["schemas"]["Problem"]["properties"]
+    assert {"etag", "errors", "details", "kind", "retry_after"} <= set(problem)
