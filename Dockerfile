@@ -23,5 +23,8 @@ EXPOSE 8000
 # feed long-poll (`wait`) holds a thread, so threads are its capacity. With the request path as light as it is
 # now, 4 x 2 serves 10-15% more commands per second with half the p99 on 2 cores, for deployments whose
 # clients follow games on the stream service instead. Keep-alive longer than a proxy's idle timeout, so the
-# proxy never reuses a connection the server is closing.
+# proxy never reuses a connection the server is closing. Database connections: each process borrows from
+# its own pool of at most DB_POOL_MAX_SIZE (default 10; a thread waits up to DB_POOL_TIMEOUT for one, then
+# 503): WEB_WORKERS x DB_POOL_MAX_SIZE per container at most (docker-compose.yml adds them up). gunicorn's
+# WSGI workers take REMOTE_ADDR from the socket; X-Forwarded-For counts only with TRUSTED_PROXY_COUNT.
 CMD ["sh", "-c", "exec gunicorn critters_api.wsgi:application --bind 0.0.0.0:8000 --workers \"${WEB_WORKERS:-3}\" --threads \"${WEB_THREADS:-8}\" --keep-alive 75 --access-logfile -"]

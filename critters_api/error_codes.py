@@ -133,6 +133,13 @@ SERVICE_ERRORS: tuple[ErrorEntry, ...] = (
     # audit
     _e("game_not_over", 409, "audit", "The game is running: its record is public once it is over."),
     _e("no_such_event", 404, "state_at", "No event with this number in the game."),
+    _e(
+        "invalid_checkpoint",
+        400,
+        "verify",
+        "A `checkpoint` is not `SEQ:HASH` (a seq of the game and 64 lowercase hex digits), or there are more "
+        "than 100.",
+    ),
     # players
     _e("invalid_credentials", 401, "login", "Wrong username or password."),
     # notifications

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -230,6 +231,11 @@ def handler404(request: HttpRequest, exception: Exception | None = None) -> Http
 
 
 def handler500(request: HttpRequest) -> HttpResponse:
+    # Django calls this while it handles the exception: a database that failed outside a view (in a
+    # middleware) is the same 503 as in a view, not a 500
+    exception = sys.exc_info()[1]
+    if isinstance(exception, OperationalError | InterfaceError):
+        return database_unavailable(request, exception)
     return problem_http_response(500, "server_error", "Something went wrong on our side.", request)
 
 
@@ -237,10 +243,20 @@ DATABASE_RETRY_AFTER_SECONDS = 2
 logger = logging.getLogger(__name__)
 
 
+def database_unavailable(request: HttpRequest, exception: Exception) -> HttpResponse:
+    logger.warning("database unavailable: %s: %s", type(exception).__name__, exception)
+    response = problem_http_response(
+        503, "database_unavailable", "The database is not available; retry shortly.", request
+    )
+    response["Retry-After"] = str(DATABASE_RETRY_AFTER_SECONDS)
+    return response
+
+
 class DatabaseUnavailableMiddleware:
-    """The database is down or restarting (connection refused or lost): 503 problem with ``Retry-After``
-    instead of a 500. Nothing was applied (a command's transaction did not commit); the same request with the
-    same Idempotency-Key can be sent again. Later requests reconnect by themselves (CONN_HEALTH_CHECKS)."""
+    """The database is down or restarting (connection refused or lost), or every connection of the pool is
+    busy for ``DB_POOL_TIMEOUT`` (psycopg_pool's ``PoolTimeout``): 503 problem with ``Retry-After`` instead of
+    a 500. Nothing was applied (a command's transaction did not commit); the same request with the same
+    Idempotency-Key can be sent again. Later requests reconnect by themselves (health checks, the pool's)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -251,12 +267,7 @@ class DatabaseUnavailableMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not isinstance(exception, OperationalError | InterfaceError):
             return None
-        logger.warning("database unavailable: %s", type(exception).__name__)
-        response = problem_http_response(
-            503, "database_unavailable", "The database is not available; retry shortly.", request
-        )
-        response["Retry-After"] = str(DATABASE_RETRY_AFTER_SECONDS)
-        return response
+        return database_unavailable(request, exception)
 
 
 class RefuseNulBytesMiddleware:

@@ -108,7 +108,7 @@ OPERATION_SCOPES: dict[str, tuple[str, ...]] = {
     "games_resume": ("creator", "rules"),
     "games_seats_hand_over": ("creator", "rules"),
     "games_record_retrieve": ("audit",),
-    "games_verify_retrieve": ("audit",),
+    "games_verify_retrieve": ("audit", "verify"),
     "games_states_retrieve": ("state_at",),
     "auth_tokens_create": ("login",),
     "me_webhooks_create": ("webhook_create", "webhooks"),

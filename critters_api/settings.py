@@ -1,8 +1,9 @@
 """Settings, all from the environment (django-environ) with safe defaults. No secrets in the repo.
 
 Environment: DATABASE_URL, REDIS_URL (Celery broker and Django cache), SECRET_KEY (required unless DEBUG),
-DEBUG (default false), ALLOWED_HOSTS (comma-separated), CONN_MAX_AGE (seconds), THROTTLE_USER_RATE /
-THROTTLE_ANON_RATE (e.g. ``600/min``), CACHE_KEY_PREFIX, DATA_UPLOAD_MAX_MEMORY_SIZE (bytes).
+DEBUG (default false), ALLOWED_HOSTS (comma-separated), DB_POOL_MAX_SIZE / DB_POOL_MIN_SIZE / DB_POOL_TIMEOUT
+(the connection pool), CONN_MAX_AGE (seconds, without a pool), THROTTLE_USER_RATE / THROTTLE_ANON_RATE (e.g.
+``600/min``), TRUSTED_PROXY_COUNT, CACHE_KEY_PREFIX, DATA_UPLOAD_MAX_MEMORY_SIZE (bytes), and the rest below.
 """
 
 from __future__ import annotations
@@ -26,6 +27,17 @@ if not _secret:
         )
     _secret = "django-insecure-dev-only-never-in-production"  # noqa: S105 - DEBUG only
 SECRET_KEY: str = _secret
+# The Ed25519 key that signs finished games' records (docs/AUDIT.md, "The signature"): its 32-byte seed as 64
+# hex digits. Empty: derived from SECRET_KEY (HKDF-SHA256), so it is stable as long as SECRET_KEY is.
+RECORD_SIGNING_KEY: str = env.str("RECORD_SIGNING_KEY", default="")
+if RECORD_SIGNING_KEY:
+    try:
+        if len(bytes.fromhex(RECORD_SIGNING_KEY)) != 32:
+            raise ValueError
+    except ValueError:
+        raise ImproperlyConfigured(
+            "RECORD_SIGNING_KEY must be 64 hex digits (a 32-byte Ed25519 key)"
+        ) from None
 
 ALLOWED_HOSTS: list[str] = env.list(
     "ALLOWED_HOSTS",
@@ -54,6 +66,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "critters_api.throttling.AdminLoginThrottleMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -81,7 +94,38 @@ WSGI_APPLICATION = "critters_api.wsgi.application"
 ASGI_APPLICATION = "critters_api.asgi.application"
 
 DATABASES = {"default": env.db("DATABASE_URL", default="postgres://postgres@127.0.0.1:5432/critters")}
-DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+# A pool of connections per process (psycopg_pool, Django's built-in ``OPTIONS["pool"]``): a request or task
+# borrows one for its life and gives it back. Under ASGI every request runs on its own executor thread, so
+# persistent connections per thread (CONN_MAX_AGE) piled up until PostgreSQL refused clients; a pool bounds
+# them: at most DB_POOL_MAX_SIZE per process. Connections are opened on demand (DB_POOL_MIN_SIZE kept open
+# always; 0: none) and closed after 10 minutes idle. A Celery worker process runs one task at a time: it
+# uses one connection (at its first use, one more than DB_POOL_MIN_SIZE may open at once). Size it so that
+# (web + stream processes) x DB_POOL_MAX_SIZE + Celery worker processes x (DB_POOL_MIN_SIZE + 1) stays under
+# PostgreSQL's max_connections (100 by default, a few reserved for superusers).
+# A request that waits DB_POOL_TIMEOUT seconds for a free connection gets the 503 database_unavailable
+# (Retry-After). DB_POOL_MAX_SIZE=0: no pool, one persistent connection per thread (CONN_MAX_AGE), for WSGI
+# servers with a fixed number of threads.
+DB_POOL_MAX_SIZE: int = env.int("DB_POOL_MAX_SIZE", default=10)
+DB_POOL_MIN_SIZE: int = min(env.int("DB_POOL_MIN_SIZE", default=0), max(DB_POOL_MAX_SIZE, 0))
+DB_POOL_TIMEOUT: float = env.float("DB_POOL_TIMEOUT", default=5.0)
+if DB_POOL_MAX_SIZE > 0:
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections (Django requires 0)
+    DATABASES["default"]["OPTIONS"] = {
+        **DATABASES["default"].get("OPTIONS", {}),
+        "pool": {
+            "min_size": DB_POOL_MIN_SIZE,
+            "max_size": DB_POOL_MAX_SIZE,
+            "timeout": DB_POOL_TIMEOUT,
+            # a connection attempt retried in the background (backoff 1 s, 2 s, ...) is given up this soon, so
+            # that after an outage the next request starts a fresh one at once (critters_api/db/base.py)
+            "reconnect_timeout": max(DB_POOL_TIMEOUT, 1.0),
+            # a connection lives this long, then the pool replaces it (its prepared statements with it)
+            "max_lifetime": env.float("DB_POOL_MAX_LIFETIME", default=3600.0),
+            "name": "critters",
+        },
+    }
+else:
+    DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # PostgreSQL only; the same backend with a health check that needs no round trip (critters_api/db/base.py)
 DATABASES["default"]["ENGINE"] = "critters_api.db"
@@ -134,6 +178,16 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 # --- REST framework ----------------------------------------------------------------------------
 THROTTLE_USER_RATE: str = env.str("THROTTLE_USER_RATE", default="1200/min")
 THROTTLE_ANON_RATE: str = env.str("THROTTLE_ANON_RATE", default="120/min")
+# Anonymous limits are keyed on the client's address: the TCP peer (REMOTE_ADDR), unless this many proxies
+# that you run stand in front of the service and each appends the address it saw to X-Forwarded-For; then the
+# address the outermost trusted proxy saw (the N-th from the right). Any other X-Forwarded-For is the
+# client's say-so and is ignored (anyone could send a new one with every request).
+TRUSTED_PROXY_COUNT: int = env.int("TRUSTED_PROXY_COUNT", default=0)
+# Django admin's login form (/admin/login/): failed and successful attempts alike, per client address and
+# per username tried, in the same Redis fixed windows as the API's limits.
+THROTTLE_ADMIN_LOGIN_RATE: str = env.str("THROTTLE_ADMIN_LOGIN_RATE", default="10/min")
+# Live (unrevoked) API tokens per player; issuing one more revokes the least recently used ones.
+MAX_TOKENS_PER_PLAYER: int = env.int("MAX_TOKENS_PER_PLAYER", default=20)
 
 REST_FRAMEWORK = {
     # The token class first: an unauthenticated request gets 401 with a Bearer challenge, not 403.
@@ -145,6 +199,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["critters_api.parsers.JSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["critters_api.renderers.JSONRenderer"],
     "DEFAULT_THROTTLE_CLASSES": ["critters_api.throttling.TokenRateThrottle"],
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,  # DRF's own get_ident, should anything use it (ours: throttling.py)
     "DEFAULT_SCHEMA_CLASS": "critters_api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "critters_api.problems.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
@@ -193,6 +248,14 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 5}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker rides out a broker outage of any length: it reconnects forever (Celery's default gives up after
+# 100 attempts and exits), through a Redis transport that survives losing the connection with messages
+# unacked (critters_api/celery.py says why kombu's own did not).
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_BROKER_TRANSPORT = "critters_api.celery:RedisTransport"
+# A task running when the connection is lost finishes its work in PostgreSQL (only its ack is lost; the
+# message comes back after the visibility timeout and is a no-op: tasks are idempotent).
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 # Workers keep their database connection between tasks, recycled as a web request's is
 # (critters_api/celery.py); Celery's Django fix-up would close it around every task. It still does so every
 # this many tasks.
@@ -237,10 +300,11 @@ STREAM_CHANNEL_PREFIX: str = env.str(
     "STREAM_CHANNEL_PREFIX", default=env.str("CACHE_KEY_PREFIX", default="critters")
 )  # Redis channels
 WEBHOOK_TIMEOUT_SECONDS: float = env.float("WEBHOOK_TIMEOUT_SECONDS", default=10.0)
-WEBHOOK_MAX_ATTEMPTS: int = env.int("WEBHOOK_MAX_ATTEMPTS", default=8)  # per delivery
+WEBHOOK_MAX_ATTEMPTS: int = env.int("WEBHOOK_MAX_ATTEMPTS", default=12)  # per delivery (~14.5 h of retries)
 WEBHOOK_RETRY_BASE_SECONDS: float = env.float("WEBHOOK_RETRY_BASE_SECONDS", default=30.0)  # doubles per try
 WEBHOOK_RETRY_MAX_SECONDS: float = env.float("WEBHOOK_RETRY_MAX_SECONDS", default=6 * 3600.0)
-WEBHOOK_DISABLE_AFTER_FAILURES: int = env.int("WEBHOOK_DISABLE_AFTER_FAILURES", default=20)  # in a row
+# an endpoint is disabled once every attempt to it failed for this long (a burst of failures is not enough)
+WEBHOOK_DISABLE_AFTER_SECONDS: float = env.float("WEBHOOK_DISABLE_AFTER_SECONDS", default=5 * 86400.0)
 # SSRF guard: destinations in private/loopback/link-local/reserved ranges are refused unless listed here
 WEBHOOK_ALLOWED_NETWORKS: list[str] = env.list("WEBHOOK_ALLOWED_NETWORKS", default=[])
 WEBHOOK_SWEEP_SECONDS: float = env.float("WEBHOOK_SWEEP_SECONDS", default=10.0)  # re-enqueue due deliveries

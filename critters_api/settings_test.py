@@ -20,7 +20,10 @@ DATABASES["default"]["OPTIONS"] = {
     **DATABASES["default"].get("OPTIONS", {}),
     "options": "-c goodcritters.allow_event_truncate=on",
 }
-# Every request and task closes its connection, unless a test runs a process the way production does.
+# Every request and task closes its connection, unless a test runs a process the way production does. No
+# connection pool either (tests that are about the pool turn it on: tests/api/test_db_pool.py; servers started
+# with the production settings have it).
+DATABASES["default"]["OPTIONS"].pop("pool", None)
 DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("TEST_CONN_MAX_AGE", "0"))
 
 MIDDLEWARE = ["critters_api.testing.Record500Middleware", *MIDDLEWARE]

@@ -1,9 +1,17 @@
-"""Per-token throttling on the shared Redis (rates from the environment, read at request time).
+"""Per-token throttling on the shared Redis (rates from the environment, read at request time), and the
+throttle of Django admin's login form.
 
 A fixed window per bucket, counted by one Lua script (``INCR``, and ``PEXPIRE`` on the window's first
 request): one round trip per request, atomic across every web process. DRF's ``SimpleRateThrottle`` keeps a
 list of every request's timestamp in the cache and reads and rewrites it on each request (two round trips and
 a pickle of up to the whole rate's worth of floats), which cost more than the rest of a state read.
+
+**Who the client is.** Anonymous requests are counted per client address: the TCP peer (``REMOTE_ADDR``),
+unless ``TRUSTED_PROXY_COUNT`` proxies run in front of the service, each appending the address it saw to
+``X-Forwarded-For``; then the address the outermost trusted proxy saw. A client can put anything in that
+header, so without trusted proxies it is ignored (keyed on it, every request with a new value got a fresh
+bucket: a login could be brute-forced). The servers must not rewrite the peer from the header themselves
+(uvicorn does for loopback peers unless ``--forwarded-allow-ips`` is empty; ``scripts/serve`` sets it).
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from typing import Any
 
 import redis
 from django.conf import settings
+from django.http import HttpRequest, HttpResponse
 from redis.exceptions import RedisError
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
@@ -39,6 +48,37 @@ def _counter() -> Any:
     return _script
 
 
+def client_address(meta: Any) -> str:
+    """The client's address from a request's ``META``: the peer, or with ``TRUSTED_PROXY_COUNT`` = N > 0 the
+    N-th address from the right of ``X-Forwarded-For`` (what the outermost trusted proxy saw), the leftmost
+    when the header has fewer. A proxy that sent no header: the peer."""
+    peer = str(meta.get("REMOTE_ADDR") or "")
+    trusted = int(getattr(settings, "TRUSTED_PROXY_COUNT", 0))
+    forwarded = meta.get("HTTP_X_FORWARDED_FOR")
+    if trusted <= 0 or not forwarded:
+        return peer
+    hops = [hop.strip() for hop in str(forwarded).split(",") if hop.strip()]
+    if not hops:
+        return peer
+    return hops[-min(trusted, len(hops))][:64]
+
+
+def count(bucket: str, period: int) -> tuple[int, int] | None:
+    """Count one request in ``bucket``'s current window of ``period`` seconds: (requests in the window, ms
+    until it ends). ``None`` when Redis is unavailable (callers serve rather than fail)."""
+    key = f"{settings.CACHES['default'].get('KEY_PREFIX', '')}:throttle:{period}:{bucket}"
+    try:
+        n, ttl_ms = _counter()(keys=[key], args=[period * 1000])
+    except RedisError:
+        logger.warning("throttling skipped: Redis is unavailable")
+        return None
+    return int(n), int(ttl_ms)
+
+
+def _retry_after(ttl_ms: int, period: int) -> int:
+    return max(1, math.ceil(ttl_ms / 1000)) if ttl_ms > 0 else period
+
+
 def parse_rate(rate: str) -> tuple[int, int]:
     """``"1200/min"`` → (1200 requests, 60 seconds); the period is s, sec, m, min, h, hour, d or day."""
     count, period = rate.split("/")
@@ -55,17 +95,17 @@ class TokenRateThrottle(BaseThrottle):
     def allow_request(self, request: Request, view: Any) -> bool:
         rate = settings.THROTTLE_USER_RATE if request.user.is_authenticated else settings.THROTTLE_ANON_RATE
         limit, period = parse_rate(rate)
-        key = f"{settings.CACHES['default'].get('KEY_PREFIX', '')}:throttle:{period}:{self.ident(request)}"
-        try:
-            count, ttl_ms = _counter()(keys=[key], args=[period * 1000])
-        except RedisError:  # the shared Redis is down: serve rather than fail (throttling is not security)
-            logger.warning("throttling skipped: Redis is unavailable")
+        counted = count(self.ident(request), period)
+        if counted is None:  # the shared Redis is down: serve rather than fail
             return True
-        if int(count) <= limit:
+        n, ttl_ms = counted
+        if n <= limit:
             return True
-        ttl = int(ttl_ms)
-        self.retry_after = max(1, math.ceil(ttl / 1000)) if ttl > 0 else period
+        self.retry_after = _retry_after(ttl_ms, period)
         return False
+
+    def get_ident(self, request: Request) -> str:
+        return client_address(request.META)
 
     def wait(self) -> float | None:
         return self.retry_after
@@ -77,3 +117,51 @@ class TokenRateThrottle(BaseThrottle):
         if request.user.is_authenticated:
             return f"u{request.user.pk}"
         return f"a{self.get_ident(request)}"
+
+
+class AdminLoginThrottleMiddleware:
+    """Django admin's login form (``POST /admin/login/``, a plain Django view outside DRF) is throttled like
+    the API: every attempt counts, per client address and per username tried (``THROTTLE_ADMIN_LOGIN_RATE``
+    each), so neither many passwords from one address nor one account from many addresses can be tried
+    faster. Over the limit: 429 problem ``throttled`` with ``Retry-After``, and the form is not processed."""
+
+    def __init__(self, get_response: Any) -> None:
+        from django.urls import reverse
+
+        self.get_response = get_response
+        self._reverse = reverse
+        self._path: str | None = None
+
+    def login_path(self) -> str:
+        if self._path is None:
+            self._path = self._reverse("admin:login")
+        return self._path
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method == "POST" and request.path == self.login_path():
+            refused = self.check(request)
+            if refused is not None:
+                return refused
+        response: HttpResponse = self.get_response(request)
+        return response
+
+    def check(self, request: HttpRequest) -> HttpResponse | None:
+        from critters_api.problems import problem_http_response
+
+        limit, period = parse_rate(settings.THROTTLE_ADMIN_LOGIN_RATE)
+        username = str(request.POST.get("username", ""))[:150].casefold()
+        buckets = [f"admin-login:a{client_address(request.META)}"]
+        if username:
+            buckets.append(f"admin-login:u{username}")
+        wait = 0
+        for bucket in buckets:
+            counted = count(bucket, period)
+            if counted is not None and counted[0] > limit:
+                wait = max(wait, _retry_after(counted[1], period))
+        if not wait:
+            return None
+        response = problem_http_response(
+            429, "throttled", f"Too many login attempts. Expected available in {wait} seconds.", request
+        )
+        response["Retry-After"] = str(wait)
+        return response

@@ -15,6 +15,7 @@ urlpatterns = [
     path("api/v1/", include("players.urls")),
     path("api/v1/", include("games.api.urls")),
     path("games/<int:game_id>/replay", audit_views.replay_page, name="game-replay"),
+    path(".well-known/goodcritters-record-key", audit_views.record_key, name="record-key"),
     path("api/v1/", include("notifications.urls")),
 ]
 

@@ -281,9 +281,10 @@ def sweep(
         before = game.version
         due = game.deadline_at
         if report.outage and due is not None and report.outage[0] < due <= report.outage[1]:
-            _extend_for_outage(game, rs, state, clock())
+            state = _extend_for_outage(game, rs, state, clock())
+        if game.version != before:
             report.extended.append(game.pk)
-        else:
+        else:  # no outage, or nothing to extend (the end of a pause is not extended: R7.6, ruling 31)
             services.expire_locked(game, rs, state, clock())
             if game.version == before:  # nothing to apply (cannot happen while rows are in sync)
                 game.deadline_at = None
@@ -323,9 +324,11 @@ def sweep(
 # Games claimed and applied per transaction (see _drain, and the burst figures in bench/README.md).
 CLAIM_BATCH = 25
 
+# The status is written in the statement, not bound: the planner must see ``status = 'running'`` to use the
+# partial index of the column's running games (``game_running_<column>``), even with a generic plan.
 _CLAIM_SQL = {
-    column: f"""SELECT id FROM games_game WHERE status = %s AND "{column}" <= %s
-        ORDER BY "{column}" LIMIT %s FOR UPDATE SKIP LOCKED"""  # noqa: S608 (two fixed column names)
+    column: f"""SELECT id FROM games_game WHERE status = '{GameStatus.RUNNING.value}' AND "{column}" <= %s
+        ORDER BY "{column}" LIMIT %s FOR UPDATE SKIP LOCKED"""  # noqa: S608 (fixed names and value)
     for column in ("deadline_at", "warn_at")
 }
 
@@ -334,7 +337,7 @@ def _claim(column: str, now: datetime, count: int) -> list[int]:
     """Lock up to ``count`` running games due on ``column`` at ``now`` (earliest first); their ids. Rows that
     another transaction holds are skipped: two sweepers never claim the same game, nor wait on each other."""
     with connection.cursor() as cursor:
-        cursor.execute(_CLAIM_SQL[column], [GameStatus.RUNNING.value, now, count])
+        cursor.execute(_CLAIM_SQL[column], [now, count])
         return [row[0] for row in cursor.fetchall()]
 
 
@@ -374,12 +377,14 @@ def _set_aside(game_id: int, column: str, now: datetime) -> None:
     Game.objects.filter(pk=game_id).update(**{column: now + timedelta(seconds=POISON_BACKOFF)})
 
 
-def _extend_for_outage(game: Game, rs: Ruleset[Any], state: Any, now: datetime) -> None:
+def _extend_for_outage(game: Game, rs: Ruleset[Any], state: Any, now: datetime) -> Any:
+    """Extend the step's deadline that fell due during the outage; the new state (the same when the rules
+    extend nothing: a paused game's timer is the end of its pause, which is applied, not extended)."""
     waiting = rs.waiting(state)
     assert waiting is not None
     step_seconds = rs.step_seconds(state) or settings.DEADLINE_OUTAGE_GRACE
     seconds = max(1, min(settings.DEADLINE_OUTAGE_GRACE, step_seconds))
-    services.system_command(
+    return services.system_command(
         game,
         rs,
         state,

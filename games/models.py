@@ -23,9 +23,8 @@ class GameStatus(models.TextChoices):
 class Game(models.Model):
     ruleset = models.CharField(max_length=32, default="goodcritters")
     name = models.CharField(max_length=100, blank=True)
-    status = models.CharField(
-        max_length=16, choices=GameStatus.choices, default=GameStatus.OPEN, db_index=True
-    )
+    # no index of its own: (status, created_at) serves every equality on status (see Meta.indexes)
+    status = models.CharField(max_length=16, choices=GameStatus.choices, default=GameStatus.OPEN)
     creator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_games"
     )
@@ -41,18 +40,24 @@ class Game(models.Model):
     # the head of the event log
     version = models.PositiveIntegerField(default=0, help_text="The last event's seq (0: no events).")
     head_hash = models.CharField(max_length=64, blank=True, default="")
+    public_head_hash = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        help_text="The last event's public hash (the chain over what a spectator sees, docs/AUDIT.md).",
+    )
     revision = models.PositiveIntegerField(default=0, help_text="Bumped on every change (ETag).")
     # what the game waits on (denormalised from the fold, for listing and timers)
     step_no = models.PositiveIntegerField(null=True, blank=True)
     waiting_step = models.CharField(max_length=32, blank=True, default="")
-    deadline_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # the timers are indexed among running games only (Meta.indexes): what the sweeper claims from
+    deadline_at = models.DateTimeField(null=True, blank=True)
     warn_at = models.DateTimeField(
-        null=True, blank=True, db_index=True, help_text="When the deadline warning is due (timers)."
+        null=True, blank=True, help_text="When the deadline warning is due (timers)."
     )
     bots_due_at = models.DateTimeField(
         null=True,
         blank=True,
-        db_index=True,
         help_text="Since when a bot or autopilot seat has something to do (the sweeper's safety net).",
     )
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
@@ -61,7 +66,17 @@ class Game(models.Model):
 
     class Meta:
         ordering: ClassVar = ["-created_at", "-id"]
-        indexes: ClassVar = [models.Index(fields=["status", "created_at"])]
+        indexes: ClassVar = [
+            models.Index(fields=["status", "created_at"]),
+            # the sweeper's claims (games.deadlines): due timers of running games, earliest first. Partial:
+            # a finished game never enters them, so they stay the size of the running games, not of the year
+            *(
+                models.Index(
+                    fields=[column], condition=models.Q(status="running"), name=f"game_running_{column}"
+                )
+                for column in ("deadline_at", "warn_at", "bots_due_at")
+            ),
+        ]
         constraints: ClassVar = [
             models.CheckConstraint(condition=models.Q(seat_count__gte=1), name="game_seat_count_positive"),
         ]
@@ -121,9 +136,11 @@ class Event(models.Model):
     """One fact in a game's log. Append-only: a database trigger refuses UPDATE, DELETE and TRUNCATE.
 
     ``hash`` = SHA-256 over the canonical JSON of the immutable stored fields, ``prev_hash`` included (a
-    per-game chain, see ``games.store.event_hash``)."""
+    per-game chain, see ``games.store.event_hash``); ``public_hash`` the same over what a spectator sees of
+    it (``games.audit.public``)."""
 
-    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="events")
+    # no index of its own: the unique (game, seq) index serves every lookup by game (and is the log's order)
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="events", db_index=False)
     seq = models.PositiveIntegerField()
     type = models.CharField(max_length=64)
     schema_version = models.PositiveSmallIntegerField()
@@ -146,6 +163,13 @@ class Event(models.Model):
     )
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
+    public_hash = models.CharField(
+        max_length=64,
+        help_text=(
+            "The public chain's hash: over the event as a spectator sees it while the game runs, and the "
+            "previous event's public hash (games.audit.public). Served at any time."
+        ),
+    )
 
     class Meta:
         ordering: ClassVar = ["game", "seq"]
@@ -160,7 +184,7 @@ class Event(models.Model):
 
 class CommandResult(models.Model):
     """The first response to a command sent with an ``Idempotency-Key`` (stored in the command's transaction);
-    a retry with the same key gets it back."""
+    a retry with the same key on the same game gets it back."""
 
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=255)
@@ -173,7 +197,9 @@ class CommandResult(models.Model):
 
     class Meta:
         constraints: ClassVar = [
-            models.UniqueConstraint(fields=["player", "key"], name="command_result_unique_key"),
+            # a key is scoped to its game: the lookup (and, distributed by game, the constraint) stays
+            # inside one game (docs/SCALING.md)
+            models.UniqueConstraint(fields=["game", "player", "key"], name="command_result_unique_game_key"),
         ]
 
     def __str__(self) -> str:

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import QuerySet
+from django.db import connection
+from django.db.models import DateTimeField, ExpressionWrapper, F, QuerySet, Value
 
+from critters_api.db.base import release_idle_connection
 from players.models import Player
 
 from . import store
-from .models import Event, Game, GameStatus
-from .services import load_state, roster, ruleset_for
+from .models import Event, Game, GameStatus, Seat
+from .services import get_game, load_state, roster, ruleset_for
 
 Viewer = int | None
 
@@ -74,6 +77,7 @@ def viewer_state(game: Game, state: Any, viewer: Viewer) -> dict[str, Any]:
     return {
         "game": public,
         "version": game.version,
+        "public_head": public_head(game),
         "viewer": viewer,
         "state": rs.view_for(state, viewer),
         "legal_commands": rs.legal_commands(state, viewer) if viewer is not None and started else [],
@@ -93,21 +97,39 @@ def viewer_state(game: Game, state: Any, viewer: Viewer) -> dict[str, Any]:
     }
 
 
+def public_head(game: Game) -> dict[str, Any]:
+    """The public chain's head (docs/AUDIT.md): what a spectator saw up to ``version``, hashed; safe to serve
+    while the game runs (no secret goes into it)."""
+    return {"seq": game.version, "hash": game.public_head_hash or "0" * 64}
+
+
 def game_state(game: Game, viewer: Viewer) -> dict[str, Any]:
     return viewer_state(game, load_state(game), viewer)
 
 
-def feed(game: Game, viewer: Viewer, *, after: int, limit: int, wait: float = 0) -> dict[str, Any]:
-    """Events with ``seq > after`` as ``viewer`` may see them. With ``wait`` > 0 and nothing new, wait (poll
-    the game's version every FEED_POLL_INTERVAL) up to ``wait`` seconds for the next event."""
+def wait_for_events(game: Game, *, after: int, wait: float) -> Game | None:
+    """The long-poll's wait: while the game has no event after ``after``, poll its version every
+    FEED_POLL_INTERVAL, up to ``wait`` seconds (at most FEED_MAX_WAIT_SECONDS). ``None`` when it did not
+    wait at all; else the game read again with its roster after the wait (one statement), so that the
+    caller resolves who the answer is for as of now, not as of the request's start (R8.3: a seat handed
+    over or a token revoked meanwhile)."""
     deadline = time.monotonic() + min(wait, settings.FEED_MAX_WAIT_SECONDS)
+    if game.version > after or time.monotonic() >= deadline:
+        return None
     version = game.version
     while version <= after and time.monotonic() < deadline:
+        release_idle_connection(connection)  # a pooled connection goes back to the pool while we sleep
         time.sleep(settings.FEED_POLL_INTERVAL)
         version = Game.objects.filter(pk=game.pk).values_list("version", flat=True).first() or 0
-    if version != game.version:
-        game.refresh_from_db()
-    return feed_page(game, store.load_stream(game.pk, after=after, limit=limit), viewer, after=after)
+    return get_game(game.pk)
+
+
+def feed(game: Game, viewer: Viewer, *, after: int, limit: int) -> dict[str, Any]:
+    """Events with ``seq > after`` (up to the game's version as read) as ``viewer`` may see them: ``viewer``
+    must be who the caller is in ``game`` as read (an event past it, a hand-over say, is left for the next
+    read)."""
+    rows = [row for row in store.load_stream(game.pk, after=after, limit=limit) if row.seq <= game.version]
+    return feed_page(game, rows, viewer, after=after)
 
 
 def feed_page(game: Game, rows: Sequence[Event], viewer: Viewer, *, after: int) -> dict[str, Any]:
@@ -125,6 +147,7 @@ def feed_page(game: Game, rows: Sequence[Event], viewer: Viewer, *, after: int) 
                 "created_at": row.created_at,
                 "event": rs.redact_event(event, viewer, terminal=terminal),
                 "hash": row.hash if terminal else None,
+                "public_hash": row.public_hash,
             }
         )
     last = rows[-1].seq if rows else after
@@ -137,8 +160,24 @@ def feed_page(game: Game, rows: Sequence[Event], viewer: Viewer, *, after: int) 
         # the hash chain is public once the game is over (a hash over low-entropy secrets could be
         # brute-forced while it runs)
         "head_hash": game.head_hash if terminal else None,
+        "public_head": public_head(game),
     }
 
 
+def seated_game_ids(player: Player) -> list[int]:
+    """The ids of the games the player has a seat in (a seat per game at most), from the seats' player index.
+
+    Read first, as a list, so that the games are then fetched by primary key: a join (or a semi-join) lets the
+    planner walk every game newest first until it has found a page of this player's, or hash the whole table
+    of running games, whose cost grows with the database rather than with the player's games (bench/bigdb.py,
+    docs/SCALING.md)."""
+    return list(Seat.objects.filter(player=player).order_by().values_list("game_id", flat=True))
+
+
 def my_games(player: Player) -> QuerySet[Game]:
-    return Game.objects.filter(seats__player=player).distinct().order_by("-created_at", "-id")
+    """The player's games, newest first, ordered by ``listed_at`` (``created_at`` plus nothing): an expression
+    no index serves, so the planner fetches the player's games by primary key and sorts them (cost: the
+    player's games) instead of walking the whole game table newest first until it has met a page of them
+    (cost: every game created since, which grows with the database; EXPLAIN in bench/bigdb.py's database)."""
+    listed_at = ExpressionWrapper(F("created_at") + Value(timedelta(0)), output_field=DateTimeField())
+    return Game.objects.filter(pk__in=seated_game_ids(player)).annotate(listed_at=listed_at)

@@ -386,6 +386,8 @@ def _setup_json(rs: Ruleset[Any], setup: OperatorSetup, seats: int) -> dict[str,
         out["seat_order"] = list(setup.seat_order)
     if "seats" in setup.deck:
         raise Problem(422, "invalid_setup", "Give the seat order as seat_order (lobby seat indexes).")
+    if "fixed_seed" in setup.deck:
+        raise Problem(422, "invalid_setup", "Give the seed as seed: fixed_seed is the server's to set.")
     deck = dict(setup.deck)
     # let the ruleset check the shape now (a bad deck is refused again, with nothing applied, at start)
     players = [f"check{i}" for i in range(seats)]
@@ -529,6 +531,8 @@ def _start(game: Game) -> None:
     setup = game.setup or {}
     seed = bytes.fromhex(setup["seed"]) if setup.get("seed") else secrets.token_bytes(32)
     deck = dict(setup.get("deck") or {})
+    if setup.get("seed"):
+        deck["fixed_seed"] = True  # an operator chose the seed: the log says the game is not fair (R8.2)
     if setup.get("seat_order") is not None:
         by_index = {s.index: s.uid for s in seats}
         if set(by_index) != set(setup["seat_order"]):
@@ -621,8 +625,8 @@ def _request_hash(game_id: int, command_json: Mapping[str, Any]) -> str:
     return hashlib.sha256(store.canonical_json({"game": game_id, "command": dict(command_json)})).hexdigest()
 
 
-def _try_key_lock(player_id: int, key: str) -> bool:
-    digest = hashlib.sha256(f"idempotency:{player_id}:{key}".encode()).digest()
+def _try_key_lock(player_id: int, game_id: int, key: str) -> bool:
+    digest = hashlib.sha256(f"idempotency:{player_id}:{game_id}:{key}".encode()).digest()
     lock_id = int.from_bytes(digest[:8], "big", signed=True)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [lock_id])
@@ -630,12 +634,15 @@ def _try_key_lock(player_id: int, key: str) -> bool:
     return bool(row and row[0])
 
 
-def _idempotent_replay(player: Player, key: str, request_hash: str) -> CommandResponse | None:
-    if not _try_key_lock(player.pk, key):
+def _idempotent_replay(player: Player, game_id: int, key: str, request_hash: str) -> CommandResponse | None:
+    """The stored response to this key, if any. A key is scoped to its game (the same key on another game is
+    another request): the lookup stays inside one game, as every statement of a command does (a database
+    distributed by game answers it from one shard, docs/SCALING.md)."""
+    if not _try_key_lock(player.pk, game_id, key):
         raise Problem(
             409, "idempotency_key_in_use", "A request with this Idempotency-Key is still being processed."
         )
-    stored = CommandResult.objects.filter(player=player, key=key).first()
+    stored = CommandResult.objects.filter(game_id=game_id, player=player, key=key).first()
     if stored is None:
         return None
     if stored.request_hash != request_hash:
@@ -665,7 +672,7 @@ def game_command(
     request_hash = _request_hash(game_id, command_json)
     with transaction.atomic():
         if idempotency_key is not None:
-            replay = _idempotent_replay(player, idempotency_key, request_hash)
+            replay = _idempotent_replay(player, game_id, idempotency_key, request_hash)
             if replay is not None:
                 return replay
         game = lock_game(game_id)

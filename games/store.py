@@ -4,7 +4,9 @@ One table (``games_event``), one row per event, ``(game, seq)`` unique. The call
 (``select_for_update`` inside ``transaction.atomic``) when appending, so one game's appends are serialized and
 the unique constraint is the last-line concurrency guard. Each event's ``hash`` is SHA-256 over the canonical
 JSON (sorted keys, no spaces, UTF-8) of its immutable stored fields including ``prev_hash``: a per-game chain
-whose head is kept on the game row (``head_hash``, ``version`` = last seq).
+whose head is kept on the game row (``head_hash``, ``version`` = last seq). A second chain, the public one,
+hashes each event as a spectator sees it while the game runs (``public_hash``, head ``public_head_hash``: see
+``games.audit.public`` and docs/AUDIT.md); it holds no secret, so it is served at any time.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from psycopg.types.json import Jsonb
 
 from critters_api.db.base import prepared_cursor
 
+from .audit import public
 from .models import Event, Game
 from .signals import events_appended
 
@@ -107,11 +110,22 @@ def append(
     if not events:
         return []
     prev = game.head_hash or GENESIS_HASH
+    prev_public = game.public_head_hash or GENESIS_HASH
+    created_at = now.isoformat()
     rows: list[Event] = []
     seq = expected_version
     for new in events:
         seq += 1
         batch_command = command if seq == expected_version + 1 else None
+        prev_public = public.public_hash(
+            game_id=game.pk,
+            seq=seq,
+            type=new.type,
+            schema_version=new.schema_version,
+            public_data=public.spectator_data(game.ruleset, new.data),
+            created_at=created_at,
+            prev_public_hash=prev_public,
+        )
         digest = event_hash(
             game_id=game.pk,
             seq=seq,
@@ -137,13 +151,16 @@ def append(
                 command=batch_command,
                 prev_hash=prev,
                 hash=digest,
+                public_hash=prev_public,
             )
         )
         prev = digest
     game.version = seq
     game.head_hash = prev
+    game.public_head_hash = prev_public
     game.revision += 1
-    _write(game, rows, {**(also_set or {}), "version": seq, "head_hash": prev, "revision": game.revision})
+    head = {"version": seq, "head_hash": prev, "public_head_hash": prev_public, "revision": game.revision}
+    _write(game, rows, {**(also_set or {}), **head})
     events_appended.send(sender=Game, game=game, events=rows)
     return rows
 
@@ -191,9 +208,10 @@ def _write(game: Game, rows: Sequence[Event], head: Mapping[str, Any]) -> None:
 
 
 def verify_chain(game_id: int, events: Iterable[Event] | None = None) -> bool:
-    """Recompute every hash of the game's log from the stored fields; True when the chain and the game's
-    head agree."""
-    prev = GENESIS_HASH
+    """Recompute every hash of the game's log from the stored fields, the public chain's too; True when both
+    chains and the game's heads agree."""
+    game = Game.objects.only("version", "head_hash", "public_head_hash", "ruleset").get(pk=game_id)
+    prev = prev_public = GENESIS_HASH
     expected_seq = 0
     for event in events if events is not None else load_stream(game_id):
         expected_seq += 1
@@ -211,8 +229,20 @@ def verify_chain(game_id: int, events: Iterable[Event] | None = None) -> bool:
             prev_hash=event.prev_hash,
             command=event.command,
         )
-        if digest != event.hash:
+        prev_public = public.public_hash(
+            game_id=game_id,
+            seq=event.seq,
+            type=event.type,
+            schema_version=event.schema_version,
+            public_data=public.spectator_data(game.ruleset, event.data),
+            created_at=event.created_at.isoformat(),
+            prev_public_hash=prev_public,
+        )
+        if digest != event.hash or prev_public != event.public_hash:
             return False
         prev = digest
-    game = Game.objects.only("version", "head_hash").get(pk=game_id)
-    return game.version == expected_seq and (game.head_hash or GENESIS_HASH) == prev
+    return (
+        game.version == expected_seq
+        and (game.head_hash or GENESIS_HASH) == prev
+        and (game.public_head_hash or GENESIS_HASH) == prev_public
+    )

@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
@@ -18,11 +19,13 @@ from rest_framework.views import APIView
 
 from critters_api.problems import Problem
 from games.models import Game, GameStatus, Seat
+from games.selectors import seated_game_ids
 from games.services import etag_matches, load_state, ruleset_for
 from players.models import Player
 
-from .delivery import validate_url
+from .delivery import due_for_endpoint, validate_url
 from .models import Delivery, WebhookEndpoint
+from .outbox import enqueue
 from .serializers import (
     DeliveryOutput,
     InboxOutput,
@@ -46,6 +49,10 @@ _WEBHOOK = {
     "events": ["game.deadline_near", "game.your_turn"],
     "enabled": True,
     "consecutive_failures": 0,
+    "failing_since": None,
+    "retry_at": None,
+    "last_failure": "",
+    "last_failure_at": None,
     "disabled_at": None,
     "disabled_reason": "",
     "created_at": "2026-11-23T12:00:00Z",
@@ -111,6 +118,10 @@ def _endpoint_json(ep: WebhookEndpoint) -> dict[str, Any]:
         "events": list(ep.events),
         "enabled": ep.enabled,
         "consecutive_failures": ep.consecutive_failures,
+        "failing_since": ep.failing_since,
+        "retry_at": ep.retry_at if ep.enabled else None,
+        "last_failure": ep.last_failure,
+        "last_failure_at": ep.last_failure_at,
         "disabled_at": ep.disabled_at,
         "disabled_reason": ep.disabled_reason,
         "created_at": ep.created_at,
@@ -210,7 +221,8 @@ class WebhookDetailView(APIView):
         summary="Change a webhook endpoint",
         description="Change the URL, the types or the description; `enabled: true` re-enables an endpoint "
         "that was disabled after failing (deliveries cancelled meanwhile are not re-sent: read the game's "
-        "event feed to catch up), `enabled: false` pauses it.",
+        "event feed to catch up), `enabled: false` pauses it. Re-enabling or a new `url` starts the "
+        "endpoint's failure record over (`failing_since`), and deliveries held while it failed go at once.",
         parameters=[WEBHOOK_ID],
         request=WebhookUpdateInput,
         responses={200: WebhookOutput},
@@ -226,23 +238,33 @@ class WebhookDetailView(APIView):
         v = data.validated_data
         if "url" in v:
             validate_url(v["url"])
+        released: list[str] = []
         with transaction.atomic():
             ep = _get_endpoint(request, webhook_id)
             ep = WebhookEndpoint.objects.select_for_update().get(pk=ep.pk)
+            fresh_start = "url" in v and v["url"] != ep.url
             for name in ("url", "events", "description"):
                 if name in v:
                     setattr(ep, name, v[name])
             if "enabled" in v:
                 if v["enabled"] and not ep.enabled:
-                    ep.consecutive_failures = 0
                     ep.disabled_at = None
                     ep.disabled_reason = ""
+                    fresh_start = True  # its failure record starts over
                 elif not v["enabled"] and ep.enabled:
                     ep.disabled_at = timezone.now()
                     ep.disabled_reason = "Paused by its owner."
                 ep.enabled = v["enabled"]
+            if fresh_start:  # another receiver, or re-enabled: what was held is tried at once
+                ep.consecutive_failures = 0
+                ep.failing_since = None
+                ep.retry_at = None
             ep.updated_at = timezone.now()
             ep.save()
+            if fresh_start and ep.enabled:
+                released = due_for_endpoint(ep.pk, timezone.now())
+                if released:
+                    transaction.on_commit(lambda: enqueue(released))
         return Response(WebhookOutput(_endpoint_json(ep)).data)
 
     @extend_schema(
@@ -255,7 +277,11 @@ class WebhookDetailView(APIView):
         tags=["notifications"],
     )
     def delete(self, request: Request, webhook_id: int) -> Response:
-        _get_endpoint(request, webhook_id).delete()
+        ep = _get_endpoint(request, webhook_id)
+        with transaction.atomic():
+            # the endpoint row first, as a delivery attempt locks it (then its deliveries): one lock order
+            WebhookEndpoint.objects.select_for_update().filter(pk=ep.pk).first()
+            ep.delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -309,23 +335,28 @@ class DeliveriesView(APIView):
 # --------------------------------------------------------------------------------------------------
 # inbox
 # --------------------------------------------------------------------------------------------------
+def _running(player: Player) -> QuerySet[Game]:
+    """The player's running games, fetched by primary key (``games.selectors.seated_game_ids``)."""
+    return Game.objects.filter(pk__in=seated_game_ids(player), status=GameStatus.RUNNING)
+
+
 def inbox_etag(player: Player) -> tuple[str, list[tuple[int, int, int]]]:
     """A cheap ETag: the caller's running games and their revisions (no fold needed to compare)."""
-    rows = list(
-        Game.objects.filter(status=GameStatus.RUNNING, seats__player=player)
-        .order_by("pk")
-        .values_list("pk", "revision", "version")
-        .distinct()
-    )
+    rows = list(_running(player).order_by("pk").values_list("pk", "revision", "version"))
     digest = hashlib.sha256(repr((player.pk, rows)).encode()).hexdigest()[:32]
     return f'"inbox-{digest}"', rows
 
 
 def inbox(player: Player) -> list[dict[str, Any]]:
-    games = Game.objects.filter(status=GameStatus.RUNNING, seats__player=player).distinct()
+    games = list(_running(player).order_by("pk"))
+    positions = dict(
+        Seat.objects.filter(player=player, game_id__in=[g.pk for g in games])
+        .order_by()
+        .values_list("game_id", "position")
+    )
     out = []
     for game in games:
-        seat = Seat.objects.filter(game=game, player=player).values_list("position", flat=True).first()
+        seat = positions.get(game.pk)
         if seat is None:
             continue
         rs = ruleset_for(game)

@@ -6,6 +6,10 @@ again), and a lost hint (Redis down, a publish that
 failed after the commit) delays a stream by at most ``STREAM_POLL_SECONDS``, because the poller reads the
 versions of every watched game from PostgreSQL in one query per interval. Streams always read the events
 themselves from the log, so a hint can never make them skip or repeat one.
+
+The poller also checks, in the same interval and one more statement, that the API tokens the open streams
+were opened with are still live: a stream whose token was revoked is woken, so that it ends within one
+interval even when its game is idle (``notifications.stream`` checks again before every batch it sends).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Collection, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -22,6 +26,8 @@ import redis.asyncio as aioredis
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
+
+from critters_api.celery import redis_health
 
 logger = logging.getLogger(__name__)
 
@@ -45,37 +51,61 @@ def _pattern() -> str:
 
 
 _publisher: redis.Redis | None = None
+PUBLISH_TIMEOUT = 0.5  # seconds: a hint is published from the request that committed
 
 
 def publish(game_id: int, version: int) -> None:
-    """Publish "game ``game_id`` is at ``version``" (call it after commit). Never raises: a lost hint only
-    delays streams until the next poll."""
+    """Publish "game ``game_id`` is at ``version``" (call it after commit). Never raises, and never waits
+    long: a lost hint only delays streams until the next poll. While this process knows Redis is down
+    (``critters_api.celery.redis_health``: a failed publish marks it, a background probe clears it) hints
+    are skipped at once."""
     global _publisher
+    if redis_health.down():
+        return
     try:
         if _publisher is None:
-            _publisher = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
+            _publisher = redis.Redis.from_url(
+                settings.REDIS_URL, socket_timeout=PUBLISH_TIMEOUT, socket_connect_timeout=PUBLISH_TIMEOUT
+            )
         _publisher.publish(channel_for(game_id), str(version))
     except Exception:
         logger.warning("stream hint for game %s (version %s) not published", game_id, version, exc_info=True)
         _publisher = None
+        redis_health.failed()
 
 
 @dataclass
 class _Watch:
     lasts: dict[int, int] = field(default_factory=dict)  # stream key → the last seq it delivered
+    tokens: dict[int, int] = field(default_factory=dict)  # stream key → the API token it was opened with
     generation: int = 0  # bumped by every hint, and by the poller when a stream is behind
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-def _read_versions(game_ids: list[int]) -> dict[int, int]:
-    """game → version; a cancelled game (it never gets another event, and cancelling appends none) as a
-    version no stream has reached, so that its streams look at it and end."""
+def live_tokens(token_ids: Collection[int]) -> dict[int, bool]:
+    """Of ``token_ids``, the tokens still live (not revoked, their player active): token → its player's
+    ``is_staff`` now. One statement however many tokens (the caller manages the connection)."""
+    from players.models import ApiToken
+
+    if not token_ids:
+        return {}
+    rows = ApiToken.objects.filter(
+        pk__in=list(token_ids), revoked_at__isnull=True, player__is_active=True
+    ).values_list("pk", "player__is_staff")
+    return dict(rows)
+
+
+def _read_versions(game_ids: list[int], token_ids: list[int]) -> tuple[dict[int, int], dict[int, bool]]:
+    """game → version, and which of the streams' tokens are still live (:func:`live_tokens`). A cancelled
+    game (it never gets another event, and cancelling appends none) reads as a version no stream has
+    reached, so that its streams look at it and end."""
     from games.models import Game, GameStatus
 
     close_old_connections()
     try:
         rows = Game.objects.filter(pk__in=game_ids).values_list("pk", "version", "status")
-        return {pk: (2**62 if status == GameStatus.CANCELLED else version) for pk, version, status in rows}
+        versions = {pk: (2**62 if st == GameStatus.CANCELLED else version) for pk, version, st in rows}
+        return versions, live_tokens(token_ids)
     finally:
         close_old_connections()
 
@@ -95,6 +125,7 @@ class Hub:
         self.polls = 0
         self.keys = 0
         self.reads: dict[int, tuple[int, int, asyncio.Future[Any]]] = {}  # game → (generation, after, read)
+        self.dead_tokens: set[int] = set()  # tokens of open streams the poller found revoked
 
     def start(self) -> None:
         if not self.tasks:
@@ -104,12 +135,21 @@ class Hub:
             ]
 
     # --- watching -----------------------------------------------------------------------------------
-    def watch(self, game_id: int, last: int) -> int:
-        """Register a stream of ``game_id`` that has delivered everything up to ``last``; returns its key."""
+    def watch(self, game_id: int, last: int, token: int | None = None) -> int:
+        """Register a stream of ``game_id`` that has delivered everything up to ``last``, opened with the API
+        token ``token`` (the poller checks it is still live); returns its key."""
         self.start()
         self.keys += 1
-        self.watches.setdefault(game_id, _Watch()).lasts[self.keys] = last
+        w = self.watches.setdefault(game_id, _Watch())
+        w.lasts[self.keys] = last
+        if token is not None:
+            w.tokens[self.keys] = token
         return self.keys
+
+    def tokens(self, game_id: int) -> frozenset[int]:
+        """The tokens the streams of ``game_id`` were opened with."""
+        w = self.watches.get(game_id)
+        return frozenset(w.tokens.values()) if w is not None else frozenset()
 
     def saw(self, game_id: int, key: int, last: int) -> None:
         self.watches[game_id].lasts[key] = last
@@ -118,6 +158,7 @@ class Hub:
         w = self.watches.get(game_id)
         if w is not None:
             w.lasts.pop(key, None)
+            w.tokens.pop(key, None)
             if not w.lasts:
                 del self.watches[game_id]
                 self.reads.pop(game_id, None)
@@ -203,18 +244,25 @@ class Hub:
             await asyncio.sleep(settings.STREAM_POLL_SECONDS)
             if not self.watches:
                 continue
+            tokens = {t for w in self.watches.values() for t in w.tokens.values()}
             try:
-                versions = await read(list(self.watches))
+                versions, live = await read(list(self.watches), sorted(tokens))
             except asyncio.CancelledError:
                 raise
             except Exception:
                 logger.warning("stream poller could not read versions", exc_info=True)
                 continue
             self.polls += 1
+            dead = tokens - set(live)
+            self.dead_tokens = dead  # only tokens of open streams: the set never outgrows them
             for game_id, version in versions.items():
                 w = self.watches.get(game_id)
-                if w is not None and w.lasts and version > min(w.lasts.values()):
-                    self.bump(game_id)  # a stream is behind (its hint was lost, or is still coming)
+                if w is None or not w.lasts:
+                    continue
+                if version > min(w.lasts.values()) or dead.intersection(w.tokens.values()):
+                    # a stream is behind (its hint was lost, or is still coming), or one was opened with a
+                    # token revoked since: it reads again, sees that, and ends (notifications.stream)
+                    self.bump(game_id)
 
 
 _hubs: dict[int, Hub] = {}

@@ -43,7 +43,23 @@ class WebhookEndpoint(models.Model):
         help_text="The signing secret (needed in clear to sign; shown to its owner once, at creation).",
     )
     enabled = models.BooleanField(default=True)
-    consecutive_failures = models.PositiveIntegerField(default=0)
+    consecutive_failures = models.PositiveIntegerField(
+        default=0, help_text="Failed attempts since the last 2xx (information only: disabling goes by time)."
+    )
+    failing_since = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the current run of failures began (null while the endpoint answers 2xx). The "
+        "endpoint is disabled once every attempt has failed for WEBHOOK_DISABLE_AFTER_SECONDS.",
+    )
+    retry_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="While failing: no attempt to this endpoint before this time (one probe at a time; the "
+        "other deliveries are held, not attempted).",
+    )
+    last_failure = models.CharField(max_length=300, blank=True, default="")
+    last_failure_at = models.DateTimeField(null=True, blank=True)
     disabled_at = models.DateTimeField(null=True, blank=True)
     disabled_reason = models.CharField(max_length=300, blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now)

@@ -4,6 +4,12 @@ lost, none phantom), and after commit publishes the stream hint and enqueues the
 
 Each payload is redacted for the receiving player's seat through the ruleset's ``redact_event`` (the same
 function the event feed uses), so a webhook never carries another seat's secrets.
+
+The viewer is decided here, once per batch, from the seat rows as they are when the events are appended
+(a hand-over saves the seat's new player before it appends its events), and the payload is stored and
+never changes (retries send the same bytes). So a delivery only ever carries what its endpoint's owner
+could see at the time of its events, however late it is sent; once the owner no longer holds the seat
+nothing more is written for them (endpoints belong to players: revoking a token changes nothing here).
 """
 
 from __future__ import annotations

@@ -14,7 +14,12 @@ def stream_example() -> str:
 
     state = viewer_state_value()
     item = feed_items(last=1)[0]
-    end = {"version": state["version"] + 200, "head_hash": "5be1" + "0" * 60}
+    end = {
+        "version": state["version"] + 200,
+        "head_hash": "5be1" + "0" * 60,
+        "public_head": {"seq": state["version"] + 200, "hash": "0d4e" + "0" * 60},
+        "reason": "game_over",
+    }
     return (
         "retry: 1000\n\n"
         f"id: {state['version'] - 1}\nevent: state\ndata: {json.dumps(state, separators=(',', ':'))}\n\n"
@@ -29,16 +34,38 @@ STREAM_MESSAGES = {"state": "ViewerStateOutput", "game_event": "FeedItemOutput",
 
 STREAM_END: dict[str, Any] = {
     "type": "object",
-    "description": "The `data` of the stream's `event: end`: the game is over and everything was sent.",
+    "description": "The `data` of the stream's `event: end`: why the stream ends (`reason`), the last seq "
+    "it sent, and, when it ends with the game, the heads of both chains (docs/AUDIT.md).",
     "properties": {
-        "version": {"type": "integer", "description": "The game's last event seq."},
+        "version": {"type": "integer", "description": "The seq of the last event this stream sent."},
         "head_hash": {
             "type": "string",
             "nullable": True,
-            "description": "The hash chain's head (docs/AUDIT.md).",
+            "description": "The hash chain's head once the game is over (docs/AUDIT.md); else null.",
+        },
+        "public_head": {
+            "type": "object",
+            "nullable": True,
+            "description": "The public chain's head (a checkpoint a watcher may keep, docs/AUDIT.md) "
+            "when the stream ends with the game (over or cancelled); null when it ends because its viewer "
+            "lost the right to it.",
+            "properties": {
+                "seq": {"type": "integer", "minimum": 0},
+                "hash": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+            },
+            "required": ["seq", "hash"],
+            "additionalProperties": False,
+        },
+        "reason": {
+            "type": "string",
+            "enum": ["game_over", "game_cancelled", "token_revoked", "viewer_changed", "game_not_visible"],
+            "description": "`game_over` and `game_cancelled`: nothing more will come. `token_revoked`, "
+            "`viewer_changed` (the seat changed hands, or the caller lost it), `game_not_visible`: the "
+            "stream ended before sending anything the caller may no longer see; reconnect without "
+            "`Last-Event-ID` for a fresh snapshot as whoever you are now (docs/NOTIFICATIONS.md).",
         },
     },
-    "required": ["version", "head_hash"],
+    "required": ["version", "head_hash", "public_head", "reason"],
     "additionalProperties": False,
 }
 
@@ -93,7 +120,11 @@ def stream_operation() -> dict[str, Any]:
                 "the body of `games_state_retrieve`, `id` = the version it reflects), then one",
                 "`event: game_event` per new event redacted for you (the items of `games_events_list`,",
                 "`id` = its seq), a `: keep-alive` comment line at least every 15 s, and `event: end` once",
-                "the game is over and everything was sent (then the server closes). After a disconnect,",
+                "the game is over and everything was sent (then the server closes). Who the stream speaks",
+                "for is checked again before every batch: it ends at once, with `event: end` and a `reason`,",
+                "when the token is revoked (`token_revoked`), when you lose or get a seat (`viewer_changed`:",
+                "reconnect without `Last-Event-ID` for a new snapshot) or may no longer see the game",
+                "(`game_not_visible`); `game_over` and `game_cancelled` otherwise. After a disconnect,",
                 "reconnect with the last `id` you received as `Last-Event-ID` (or `?after=`): you get every",
                 "later event, none skipped and none repeated, and no snapshot. Served by the ASGI process",
                 "(503 `stream_needs_asgi` from a WSGI worker). Authenticate with the Bearer token; opening a",
@@ -127,7 +158,8 @@ def stream_operation() -> dict[str, Any]:
         ],
         "responses": {
             "200": {
-                "description": "The stream (it ends only when the game is over or you disconnect).",
+                "description": "The stream (it ends when the game is over, when who it speaks for "
+                "changes, or when you disconnect).",
                 "content": {
                     "text/event-stream": {
                         "schema": {

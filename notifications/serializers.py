@@ -34,7 +34,8 @@ class WebhookUpdateInput(StrictSerializer):
     events = EventsField(required=False, max_length=10)
     description = StrictCharField(max_length=200, required=False, allow_blank=True)
     enabled = StrictBooleanField(
-        required=False, help_text="true re-enables a disabled endpoint (its failure count restarts at 0)."
+        required=False,
+        help_text="true re-enables a disabled endpoint (its failure record starts over); false pauses it.",
     )
 
 
@@ -44,7 +45,21 @@ class WebhookOutput(serializers.Serializer):
     description = serializers.CharField()
     events = serializers.ListField(child=serializers.ChoiceField(choices=NotificationType.choices))
     enabled = serializers.BooleanField()
-    consecutive_failures = serializers.IntegerField()
+    consecutive_failures = serializers.IntegerField(
+        help_text="Failed attempts since the last 2xx (information: disabling goes by time, `failing_since`)."
+    )
+    failing_since = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When the current run of failed attempts began (null while the endpoint answers 2xx). Once "
+        "every attempt has failed for the disable window (5 days by default) the endpoint is disabled.",
+    )
+    retry_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="While failing: the next attempt (one delivery is tried; the others wait and follow at "
+        "once when it succeeds).",
+    )
+    last_failure = serializers.CharField(help_text="The last failed attempt's HTTP status or error.")
+    last_failure_at = serializers.DateTimeField(allow_null=True, help_text="When the last attempt failed.")
     disabled_at = serializers.DateTimeField(allow_null=True)
     disabled_reason = serializers.CharField(help_text="Why it was disabled (empty while enabled).")
     created_at = serializers.DateTimeField()

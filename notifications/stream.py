@@ -9,13 +9,24 @@ snapshot: nothing is skipped or repeated, because events are always read from th
 A plain Django async view (DRF has no async views): the Bearer token is checked with
 :class:`players.auth.BearerTokenAuthentication` in a worker thread, access with ``services.viewer_for``, and
 every byte out passes through the same selectors (and so the same redaction) as the REST reads.
+
+Who the stream speaks for is decided again before every batch it sends, not once at the start (R8.3): the
+batch's read of the game carries the roster as of the last event read (the game row and its seats in one
+statement, the events up to that row's version), and the tokens of the game's streams are checked live in
+the same read, after the events. When the token was revoked (or its player deactivated), or the player no
+longer holds the seat the stream was opened for (a hand-over), or no longer may see the game, the stream
+sends ``event: end`` with the ``reason`` and closes, without that batch: nothing committed after the change
+is ever redacted for the old viewer. An idle stream notices a revoked token within ``STREAM_POLL_SECONDS``
+(the hub's poller checks every open stream's token in one statement).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Collection
+from dataclasses import dataclass
 from typing import Any, cast
 
 from asgiref.sync import sync_to_async
@@ -34,6 +45,7 @@ from critters_api.throttling import TokenRateThrottle
 from games import selectors, services, store
 from games.models import Event, Game, GameStatus
 from players.auth import BearerTokenAuthentication
+from players.models import Player
 
 from . import hints
 
@@ -91,13 +103,60 @@ def _throttle(request: HttpRequest, player: Any, token: Any) -> None:
         raise problem
 
 
+# why a stream ends (the ``reason`` of ``event: end``)
+OVER = "game_over"  # the game is over and everything was sent
+CANCELLED = "game_cancelled"  # cancelled before it started: nothing will come
+TOKEN_REVOKED = "token_revoked"  # noqa: S105 (a reason, not a secret): the token was revoked or its player deactivated
+SEAT_CHANGED = "viewer_changed"  # the player lost (or got) a seat: reconnect without Last-Event-ID
+ACCESS_LOST = "game_not_visible"  # the player may no longer see the game (a private game, no seat)
+
+
+@dataclass(slots=True)
+class Audience:
+    """Who a stream speaks for: the player and token it was opened with, the lobby seat it speaks for
+    (``None``: a spectator), and the viewer its events are redacted for (the seat's position once the game
+    has started)."""
+
+    player: Player
+    token_id: int
+    seat: int | None
+    viewer: int | None
+    verified_at: float  # time.monotonic() before the last query that found the token live
+
+
+def _speaks_for(game: Game, player: Player) -> tuple[int | None, int | None]:
+    """(lobby seat index or None, viewer) of ``player`` in ``game`` as read (its roster attached: no query);
+    a 404 problem when the player may not see the game."""
+    viewer = services.viewer_for(game, player)
+    seat = services.seat_of(game, player)
+    return (seat.index if seat is not None else None), viewer
+
+
+def recheck(audience: Audience, game: Game, live: dict[int, bool]) -> str | None:
+    """Is the stream still entitled to what ``game`` (as read with the batch, roster included) holds? None
+    if so (``audience.viewer`` follows the seat's position, which the start assigns), else why not.
+    ``live``: the live tokens among those checked (token → is_staff)."""
+    if audience.token_id not in live:
+        return TOKEN_REVOKED
+    audience.player.is_staff = live[audience.token_id]
+    try:
+        seat, viewer = _speaks_for(game, audience.player)
+    except Problem:
+        return ACCESS_LOST
+    if seat != audience.seat:
+        return SEAT_CHANGED
+    audience.viewer = viewer
+    return None
+
+
 def _open(
     request: HttpRequest, game_id: int, after: int | None
-) -> tuple[int | None, int, dict[str, Any] | None]:
+) -> tuple[Audience, int, dict[str, Any] | None]:
     """Authenticate, check access, and (without a cursor) take a consistent snapshot. Returns
-    ``(viewer, after, snapshot)``."""
+    ``(audience, after, snapshot)``."""
     close_old_connections()
     try:
+        verified_at = time.monotonic()
         try:
             auth = BearerTokenAuthentication().authenticate(cast(Request, request))
         except exceptions.AuthenticationFailed as exc:
@@ -109,7 +168,7 @@ def _open(
         player, token = auth
         _throttle(request, player, token)
         game = services.get_game(game_id)
-        viewer = services.viewer_for(game, player)
+        seat, viewer = _speaks_for(game, player)
         if after is not None:
             if after > game.version:
                 raise Problem(
@@ -117,35 +176,76 @@ def _open(
                     "invalid_cursor",
                     f"There is no event {after} in this game yet (its version is {game.version}).",
                 )
-            return viewer, after, None
+            return Audience(player, token.pk, seat, viewer, verified_at), after, None
         for _attempt in range(SNAPSHOT_TRIES):  # a snapshot whose state and version agree
             snapshot = selectors.game_state(game, viewer)
             version = Game.objects.filter(pk=game.pk).values_list("version", flat=True).first()
             if version == game.version:  # no append committed while the state was read
-                return viewer, game.version, json.loads(json.dumps(snapshot, cls=JSONEncoder))
+                body = json.loads(json.dumps(snapshot, cls=JSONEncoder))
+                return Audience(player, token.pk, seat, viewer, verified_at), game.version, body
             game = services.get_game(game_id)
+            seat, viewer = _speaks_for(game, player)
         raise Problem(503, "game_busy", "The game changed during every snapshot attempt: try again.")
     finally:
         close_old_connections()
 
 
-def _read(game_id: int, after: int) -> tuple[Game, list[Event]]:
-    """One read of the log for every stream of the game: the game row, then the events after ``after`` (in
-    this order, as the feed does: a game that ends meanwhile is redacted as still running, the safe side)."""
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """One read for every stream of a game: the game row with its roster, the events after the cursor up
+    to that row's version, and which of the streams' tokens (``checked``) are live (``live``: token →
+    its player's ``is_staff``), checked after the events were read."""
+
+    game: Game
+    rows: list[Event]
+    checked: frozenset[int]
+    live: dict[int, bool]
+    read_at: float  # time.monotonic() once the events were read (before the tokens were checked)
+
+
+def _read(game_id: int, after: int, tokens: Collection[int]) -> Batch:
+    """The game row (with its roster), then the events after ``after`` up to the version that row says (in
+    this order, as the feed does: a game that ends meanwhile is redacted as still running, the safe side;
+    and an event past the row, a hand-over say, never meets a roster from before it), then the tokens."""
     close_old_connections()
     try:
         game = services.get_game(game_id)
-        return game, store.load_stream(game_id, after=after, limit=PAGE)
+        rows = [row for row in store.load_stream(game_id, after=after, limit=PAGE) if row.seq <= game.version]
+        read_at = time.monotonic()
+        return Batch(game, rows, frozenset(tokens), hints.live_tokens(tokens), read_at)
     finally:
         close_old_connections()
 
 
+def _check_token(token_id: int) -> dict[int, bool]:
+    close_old_connections()
+    try:
+        return hints.live_tokens([token_id])
+    finally:
+        close_old_connections()
+
+
+def _end(
+    last: int, reason: str, head_hash: str | None = None, public_head: dict[str, Any] | None = None
+) -> bytes:
+    """The ``end`` event: why the stream ends, and, when it ends with the game (over or cancelled), the heads
+    of both chains (the public one is a checkpoint a watcher keeps, docs/AUDIT.md). A stream that ends
+    because its viewer lost the right to it says no more about the game (``public_head`` null)."""
+    end = {"version": last, "head_hash": head_hash, "public_head": public_head, "reason": reason}
+    return _sse("end", end)
+
+
 async def _stream(
-    game_id: int, viewer: int | None, after: int, snapshot: dict[str, Any] | None
+    game_id: int, audience: Audience, after: int, snapshot: dict[str, Any] | None
 ) -> AsyncIterator[bytes]:
     hub = hints.hub()
-    key = hub.watch(game_id, after)
-    read = sync_to_async(_read, thread_sensitive=False)
+    key = hub.watch(game_id, after, audience.token_id)
+    sync_read = sync_to_async(_read, thread_sensitive=False)
+
+    async def read(game_id: int, after: int) -> Batch:
+        # the tokens of the game's streams as this read starts (a stream that joins it later checks its own)
+        return await sync_read(game_id, after, hub.tokens(game_id))
+
     try:
         yield f"retry: {RETRY_MS}\n\n".encode()
         if snapshot is not None:
@@ -153,8 +253,23 @@ async def _stream(
         last = after
         while True:
             seen = hub.generation(game_id)  # before reading: a hint that arrives meanwhile is not missed
-            _cursor, (game, rows) = await hub.shared_read(game_id, last, seen, read)
-            feed = selectors.feed_page(game, rows, viewer, after=last)  # redacted for this viewer
+            _cursor, batch = await hub.shared_read(game_id, last, seen, read)
+            live = batch.live
+            if audience.token_id in batch.checked:
+                audience.verified_at = max(audience.verified_at, batch.read_at)
+            elif batch.read_at > audience.verified_at or audience.token_id in hub.dead_tokens:
+                # a read this stream joined late, of events read after its token was last found live
+                checked_at = time.monotonic()
+                live = await sync_to_async(_check_token, thread_sensitive=False)(audience.token_id)
+                audience.verified_at = checked_at
+            else:  # events read before the token was last found live (at the open): nothing to add
+                live = {audience.token_id: audience.player.is_staff}
+            reason = recheck(audience, batch.game, live)  # who this batch may be redacted for, if anyone
+            if reason is not None:
+                yield _end(last, reason)
+                return
+            game = batch.game
+            feed = selectors.feed_page(game, batch.rows, audience.viewer, after=last)  # for this viewer
             for item in feed["events"]:
                 yield _sse("game_event", item, item["seq"])
                 last = item["seq"]
@@ -162,10 +277,10 @@ async def _stream(
             if feed["more"]:
                 continue
             if game.status == GameStatus.CANCELLED:  # cancelled before it started: nothing will come
-                yield _sse("end", {"version": last, "head_hash": None})
+                yield _end(last, CANCELLED, None, feed["public_head"])
                 return
             if feed["over"] and last >= feed["version"]:
-                yield _sse("end", {"version": last, "head_hash": feed["head_hash"]})
+                yield _end(last, OVER, feed["head_hash"], feed["public_head"])
                 return
             # an idle stream only sends keep-alives: it reads the log again only when a hint or the poller
             # says the game moved (the poller sees every change within STREAM_POLL_SECONDS)
@@ -186,13 +301,14 @@ async def game_stream(request: HttpRequest, game_id: int) -> HttpResponse | Stre
         after = _cursor(request.headers.get("Last-Event-ID"), "Last-Event-ID")
         if after is None:
             after = _cursor(request.GET.get("after"), "after")
-        viewer, after, snapshot = await sync_to_async(_open, thread_sensitive=False)(request, game_id, after)
+        opened = await sync_to_async(_open, thread_sensitive=False)(request, game_id, after)
+        audience, after, snapshot = opened
     except Problem as problem:
         response = _problem(request, problem)
         if problem.status_code == 405:
             response["Allow"] = "GET"
         return response
-    stream = StreamingHttpResponse(_stream(game_id, viewer, after, snapshot), content_type=MEDIA_TYPE)
+    stream = StreamingHttpResponse(_stream(game_id, audience, after, snapshot), content_type=MEDIA_TYPE)
     stream["Cache-Control"] = "no-cache, no-store"
     stream["X-Accel-Buffering"] = "no"  # proxies (nginx) must not buffer the stream
     stream["Vary"] = "Authorization"

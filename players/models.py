@@ -10,7 +10,8 @@ from typing import ClassVar
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
-from django.db import models
+from django.db import models, transaction
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 TOKEN_PREFIX = "gct_"  # noqa: S105 - a public marker, not a secret
@@ -61,12 +62,30 @@ class ApiToken(models.Model):
         return f"{self.name} ({TOKEN_PREFIX}{self.prefix}_…)"
 
     @classmethod
-    def issue(cls, player: Player, name: str) -> tuple[ApiToken, str]:
-        """Create a token; returns it with its secret, which is never available again."""
+    def issue(cls, player: Player, name: str, *, keep: ApiToken | None = None) -> tuple[ApiToken, str]:
+        """Create a token; returns it with its secret, which is never available again.
+
+        A player has at most ``MAX_TOKENS_PER_PLAYER`` live tokens: issuing one more revokes the least
+        recently used (never used: by creation), as a service that signs out the oldest session on a new
+        login does, so that logging in always works and nothing piles up without bound; never ``keep``,
+        the token the request that asks for a new one came with. Serialized per player (the player's row
+        is locked), so concurrent logins cannot overshoot the cap."""
         prefix = secrets.token_hex(4)
         secret = secrets.token_urlsafe(32)
         raw = f"{TOKEN_PREFIX}{prefix}_{secret}"
-        token = cls.objects.create(player=player, name=name, prefix=prefix, digest=token_digest(raw))
+        cap = max(2, int(settings.MAX_TOKENS_PER_PLAYER))  # room for ``keep`` and the new one
+        with transaction.atomic():
+            Player.objects.select_for_update().filter(pk=player.pk).values_list("pk", flat=True).first()
+            live = cls.objects.active().filter(player=player)
+            excess = live.count() - (cap - 1)
+            if keep is not None:
+                live = live.exclude(pk=keep.pk)
+            if excess > 0:
+                oldest = live.order_by(
+                    Coalesce("last_used_at", "created_at").asc(), "created_at", "id"
+                ).values_list("pk", flat=True)[:excess]
+                cls.objects.filter(pk__in=list(oldest)).update(revoked_at=timezone.now())
+            token = cls.objects.create(player=player, name=name, prefix=prefix, digest=token_digest(raw))
         return token, raw
 
     @property

@@ -99,7 +99,9 @@ class LoginTokenView(APIView):
         operation_id="auth_tokens_create",
         summary="Log in: exchange username and password for a new API token",
         description="Creates a named API token for the player. The secret `token` is in this response only: "
-        "it is stored hashed and can never be shown again. Send it as `Authorization: Bearer <token>`.",
+        "it is stored hashed and can never be shown again. Send it as `Authorization: Bearer <token>`. "
+        "A player has at most `MAX_TOKENS_PER_PLAYER` (default 20) live tokens: a new one revokes the least "
+        "recently used beyond that. Attempts are rate-limited per client address (429 `throttled`).",
         request=LoginTokenInput,
         responses={201: TokenCreatedOutput},
         examples=[
@@ -194,7 +196,9 @@ class TokensView(APIView):
     @extend_schema(
         operation_id="me_tokens_create",
         summary="Create an API token",
-        description="A new named token (for a client or a bot). The secret is in this response only.",
+        description="A new named token (for a client or a bot). The secret is in this response only. A "
+        "player has at most `MAX_TOKENS_PER_PLAYER` (default 20) live tokens: a new one revokes the least "
+        "recently used beyond that (it answers 401 from then on), never the token this request came with.",
         request=TokenCreateInput,
         responses={201: TokenCreatedOutput},
         examples=[OpenApiExample("create", value={"name": "my-bot"}, request_only=True), _TOKEN_EXAMPLE],
@@ -203,7 +207,8 @@ class TokensView(APIView):
     def post(self, request: Request) -> Response:
         data = TokenCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
-        token, raw = ApiToken.issue(_me(request), data.validated_data["name"])
+        current = request.auth if isinstance(request.auth, ApiToken) else None
+        token, raw = ApiToken.issue(_me(request), data.validated_data["name"], keep=current)
         out = {**TokenOutput(token).data, "token": raw}
         return Response(out, status=status.HTTP_201_CREATED)
 

@@ -1,4 +1,5 @@
-"""Shared fixtures: players with API tokens, an API client per player, and the no-500 safety net."""
+"""Shared fixtures: players with API tokens, an API client per player, the no-500 safety net, and the audit
+safety net (every finished game a test leaves in the database verifies)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import pytest
 from django.test import Client
 
 from critters_api import testing
-from games.models import Event
+from games.audit import export
+from games.audit.verify import verify_record
+from games.models import Event, Game, GameStatus
 from players.models import ApiToken, Player
 from tests.worker import celery_worker_process  # noqa: F401
 
@@ -29,6 +32,33 @@ def no_server_errors() -> Iterator[None]:
     errors = list(testing.SERVER_ERRORS)
     testing.SERVER_ERRORS.clear()
     assert not errors, f"the service answered 500 to: {errors}"
+
+
+_DB_FIXTURES = ("db", "transactional_db", "live_server", "django_db_reset_sequences")
+
+
+@pytest.fixture(autouse=True)
+def finished_games_verify(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every finished game a test leaves in the database verifies (docs/AUDIT.md): run ``/verify``'s check
+    on each at the test's teardown, before the database is rolled back, and fail the test if one does not.
+    Only for tests that use the database (the fixture then depends on pytest-django's database set-up, so it
+    tears down first)."""
+    uses_db = request.node.get_closest_marker("django_db") is not None or any(
+        name in request.fixturenames for name in _DB_FIXTURES
+    )
+    if not uses_db:
+        yield
+        return
+    request.getfixturevalue("_django_db_helper")
+    yield
+    if "monkeypatch" in request.fixturenames:  # the test is over: its patches (a broken database...) too
+        request.getfixturevalue("monkeypatch").undo()
+    failures = []
+    for game in Game.objects.filter(status=GameStatus.OVER).order_by("pk"):
+        verdict = verify_record(export.game_record(game))
+        if not verdict.ok:
+            failures.append(f"game {game.pk}: {verdict.text()}")
+    assert not failures, "finished games that fail /verify: " + "; ".join(failures)
 
 
 @dataclass

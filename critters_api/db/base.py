@@ -18,15 +18,35 @@ cursor that binds on the server and prepares each statement once per connection 
 100 per connection). Only the plain-SQL statements of the request path use it; the ORM keeps Django's
 client-side binding, which some ORM queries need. ``DB_PREPARED_STATEMENTS=false`` turns it off (behind a
 connection pooler in transaction mode that cannot keep prepared statements).
+
+**Pool.** With ``OPTIONS["pool"]`` (``DB_POOL_MAX_SIZE`` > 0, settings.py) each process keeps a psycopg pool:
+Django borrows a connection at a request's (or task's) first query and gives it back at its end. The pooled
+connections live on, so their prepared statements do too: a request prepares nothing its connection has
+prepared before. The pool's check of a connection it hands out is the same cheap check as above (no round
+trip for an idle connection with nothing to read), where Django's would ask every borrowed connection a
+query. A connection given back inside a transaction (a failed request) is rolled back by the pool, which
+with psycopg also drops its prepared statements (they are prepared again on use). A request that waits
+``DB_POOL_TIMEOUT`` for a connection gets psycopg_pool's ``PoolTimeout``, an ``OperationalError``: the
+503 ``database_unavailable`` with ``Retry-After`` (critters_api/problems.py), as when the database is down.
+
+**Outages.** A pool whose server is down would make every request wait the whole ``DB_POOL_TIMEOUT`` for
+a connection that cannot come (the pool retries in the background), where a plain connect is refused at
+once. So once a connection attempt of the pool has failed, and until one succeeds, a request that finds no
+idle connection fails at once (the same 503), except for one request a second per process that tries a
+connection of its own: when that works, requests go back to the pool, which then connects again at once.
 """
 
 from __future__ import annotations
 
 import select
+import threading
+import time
 from typing import Any
 
 import psycopg
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.db.backends.base.base import NO_DB_ALIAS
 from django.db.backends.postgresql import base
 from django.db.backends.postgresql.psycopg_any import register_tzloader  # type: ignore[import-untyped]
 from django.db.backends.utils import CursorWrapper
@@ -65,7 +85,109 @@ class PreparingCursor(base.ServerBindingCursor):  # type: ignore[name-defined]
             return super().execute(query, params, prepare=prepare, binary=binary)
 
 
+def idle_and_quiet(conn: psycopg.Connection[Any]) -> bool:
+    """Whether an open connection is idle with nothing to read: then it is usable without asking (see the
+    module's docstring). A connection the server ended has its goodbye waiting on the socket."""
+    if conn.info.transaction_status != TransactionStatus.IDLE:
+        return False
+    try:
+        readable, _, _ = select.select([conn.fileno()], [], [], 0)
+    except (OSError, ValueError):
+        return False
+    return not readable
+
+
+class _Reachability:
+    """Whether the pool's last connection attempt failed (this process), and the probes made since."""
+
+    PROBE_INTERVAL = 1.0  # seconds between probes of an unreachable server, per process
+    PROBE_TIMEOUT = 2  # connect_timeout of a probe, seconds
+
+    def __init__(self) -> None:
+        self.failing = False
+        self.probed_at = 0.0
+        self.lock = threading.Lock()
+
+    def reachable(self, pool: Any) -> bool:
+        """False when the last attempt failed and no probe may be made yet or the probe fails."""
+        if not self.failing:
+            return True
+        if not self.lock.acquire(blocking=False):  # another thread probes right now
+            return False
+        try:
+            now = time.monotonic()
+            if now - self.probed_at < self.PROBE_INTERVAL:
+                return False
+            self.probed_at = now
+            try:
+                psycopg.connect(
+                    pool.conninfo, **{**pool.kwargs, "connect_timeout": self.PROBE_TIMEOUT}
+                ).close()
+            except psycopg.Error:
+                return False
+            self.failing = False
+            return True
+        finally:
+            self.lock.release()
+
+
+reachability = _Reachability()
+
+
+class TrackedConnection(psycopg.Connection[Any]):
+    """The pool's connections: each attempt to open one tells :data:`reachability` how it went."""
+
+    @classmethod
+    def connect(cls, conninfo: str = "", **kwargs: Any) -> Any:
+        try:
+            conn = super().connect(conninfo, **kwargs)
+        except psycopg.OperationalError:
+            reachability.failing = True
+            raise
+        reachability.failing = False
+        return conn
+
+
+def check_pooled_connection(conn: psycopg.Connection[Any]) -> None:
+    """The pool's check of a connection before it hands it out: raises if it is not usable (the pool then
+    discards it and tries another, or opens a new one)."""
+    if conn.closed or conn.broken:
+        raise psycopg.OperationalError("the connection is closed")
+    if idle_and_quiet(conn):
+        return
+    from psycopg_pool import ConnectionPool
+
+    ConnectionPool.check_connection(conn)
+
+
 class DatabaseWrapper(base.DatabaseWrapper):
+    @property
+    def pool(self) -> Any:
+        """Django's pool (``OPTIONS["pool"]``: psycopg_pool's ``ConnectionPool`` arguments), made as Django
+        makes it, but checked with :func:`check_pooled_connection` instead of a query per borrow."""
+        pool_options = self.settings_dict["OPTIONS"].get("pool")
+        if self.alias == NO_DB_ALIAS or not pool_options:
+            return None
+        pools: dict[str, Any] = self._connection_pools  # type: ignore[attr-defined]
+        if self.alias not in pools:
+            if self.settings_dict.get("CONN_MAX_AGE", 0) != 0:
+                raise ImproperlyConfigured("Pooling doesn't support persistent connections.")
+            from psycopg_pool import ConnectionPool
+
+            options = {} if pool_options is True else dict(pool_options)
+            options.setdefault("connection_class", TrackedConnection)
+            connect_kwargs = self.get_connection_params()
+            connect_kwargs["autocommit"] = True  # Django sets it as it wants when it borrows one
+            pool = ConnectionPool(
+                kwargs=connect_kwargs,
+                open=False,
+                configure=self._configure_connection,  # type: ignore[attr-defined]
+                check=check_pooled_connection if self.settings_dict["CONN_HEALTH_CHECKS"] else None,
+                **options,
+            )
+            pools.setdefault(self.alias, pool)
+        return pools[self.alias]
+
     def get_connection_params(self) -> dict[str, Any]:
         params: dict[str, Any] = super().get_connection_params()
         if getattr(settings, "DB_PREPARED_STATEMENTS", True) and params.get("prepare_threshold") is None:
@@ -74,17 +196,23 @@ class DatabaseWrapper(base.DatabaseWrapper):
             params["prepare_threshold"] = 2**31 - 1
         return params
 
+    def get_new_connection(self, conn_params: dict[str, Any]) -> Any:
+        pool = self.pool
+        if (
+            pool is not None
+            and reachability.failing
+            and not pool.get_stats().get("pool_available", 0)
+            and not reachability.reachable(pool)
+        ):
+            raise psycopg.OperationalError("The database refused the last connection attempts.")
+        return super().get_new_connection(conn_params)
+
     def is_usable(self) -> bool:
         conn = self.connection
         if conn is None or conn.closed or conn.broken:
             return False
-        if conn.info.transaction_status == TransactionStatus.IDLE:
-            try:
-                readable, _, _ = select.select([conn.fileno()], [], [], 0)
-            except (OSError, ValueError):
-                return False
-            if not readable:
-                return True
+        if idle_and_quiet(conn):
+            return True
         return bool(super().is_usable())
 
     @async_unsafe
@@ -108,3 +236,19 @@ def prepared_cursor(connection: Any) -> CursorWrapper:
     """``connection.prepared_cursor()``, typed (``django.db.connection`` is a proxy of this backend)."""
     cursor: CursorWrapper = connection.prepared_cursor()
     return cursor
+
+
+def release_idle_connection(connection: Any) -> None:
+    """Give a pooled connection back to the pool between a request's queries when it is about to wait (a
+    long-poll sleeping between looks), so that waiting requests do not hold the pool's connections; outside
+    a transaction only. Without a pool, nothing: the thread keeps its persistent connection."""
+    if connection.pool is not None and connection.connection is not None and not connection.in_atomic_block:
+        connection.close()
+
+
+def forget_inherited_pools() -> None:
+    """In a process just forked from one that may have made a pool (a Celery prefork child): drop the
+    inherited pool objects without closing them (their connections and threads belong to the parent); this
+    process makes its own pool at its first query."""
+    pools: dict[str, Any] = base.DatabaseWrapper._connection_pools  # type: ignore[attr-defined]
+    pools.clear()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
@@ -16,13 +16,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from critters_api.problems import Problem, problem_http_response
-from games.audit import export, replay
-from games.audit.verify import FORMAT, FORMAT_VERSION, verify_record
+from games.audit import export, replay, signature
+from games.audit.verify import FORMAT, FORMAT_VERSION, parse_checkpoint, verify_record
 from games.models import Game
+from players.models import Player
 
 from . import examples
 from .serializers import EventField, OptionsOutputField, RecordedCommandField, ViewField
-from .views import GAME_ID, GameView
+from .views import GAME_ID, GameView, may_know_of
 
 SEQ = OpenApiParameter(
     "seq", OpenApiTypes.INT, OpenApiParameter.PATH, description="An event number (1 to the game's version)."
@@ -45,15 +46,44 @@ class RecordGameOutput(serializers.Serializer):
     ended_at = serializers.DateTimeField(allow_null=True)
 
 
-class RecordSeatOutput(serializers.Serializer):
-    seat = serializers.IntegerField(help_text="The seat number (0 to n-1, clockwise).")
-    uid = serializers.CharField(help_text="The opaque player id the rules know (`GameStarted.players`).")
+class RecordHolderOutput(serializers.Serializer):
+    from_seq = serializers.IntegerField(
+        help_text="The event from which on this holder has the seat: 1 (`GameStarted`), or the seq of the "
+        "`SeatHandedOver` event that gave it to them."
+    )
+    uid = serializers.CharField(
+        help_text="The opaque player id the rules know (`p{player id}`, `bot{index}`)."
+    )
     player_id = serializers.IntegerField(
-        allow_null=True, help_text="The player's account id; null for a bot."
+        allow_null=True, help_text="The account's id (as `actor`); null: a bot."
     )
     player = serializers.CharField(allow_null=True, help_text="The username; null for a bot.")
     display_name = serializers.CharField()
     bot = serializers.CharField(allow_null=True, help_text="The bot's strategy; null for a person.")
+
+
+class RecordSeatOutput(serializers.Serializer):
+    seat = serializers.IntegerField(help_text="The seat number (0 to n-1, clockwise).")
+    uid = serializers.CharField(help_text="The last holder's opaque player id.")
+    player_id = serializers.IntegerField(
+        allow_null=True, help_text="The last holder's account id; null: a bot."
+    )
+    player = serializers.CharField(allow_null=True, help_text="The last holder's username; null for a bot.")
+    display_name = serializers.CharField()
+    bot = serializers.CharField(
+        allow_null=True, help_text="The last holder's bot strategy; null for a person."
+    )
+    holders = RecordHolderOutput(
+        many=True, help_text="Who held the seat, in order, each from an event on (docs/AUDIT.md)."
+    )
+
+
+class RecordSignatureOutput(serializers.Serializer):
+    alg = serializers.ChoiceField(choices=["Ed25519"])
+    key_id = serializers.CharField(help_text="The first 16 hex digits of SHA-256 of the raw public key.")
+    value = serializers.CharField(
+        help_text="The hex Ed25519 signature of the canonical JSON of the record without `signature`."
+    )
 
 
 class RecordEventOutput(serializers.Serializer):
@@ -76,6 +106,9 @@ class RecordEventOutput(serializers.Serializer):
     hash = serializers.CharField(
         help_text="SHA-256 of the canonical JSON of the stored fields (docs/AUDIT.md)."
     )
+    public_hash = serializers.CharField(
+        help_text="The public chain's hash: over the event as a spectator saw it, chained (docs/AUDIT.md)."
+    )
 
 
 class RecordOutput(serializers.Serializer):
@@ -86,26 +119,40 @@ class RecordOutput(serializers.Serializer):
     seed = serializers.CharField(help_text="The game's 32-byte seed (hex), revealed now the game is over.")
     seed_commitment = serializers.CharField(help_text="SHA-256(seed) (hex), published at the start (R8.2).")
     head_hash = serializers.CharField(help_text="The last event's hash.")
+    public_head_hash = serializers.CharField(help_text="The last event's public hash.")
     events = RecordEventOutput(many=True)
+    signature = RecordSignatureOutput(
+        help_text="The server's Ed25519 signature (key: `/.well-known/goodcritters-record-key`)."
+    )
 
 
 class FindingOutput(serializers.Serializer):
     seq = serializers.IntegerField(allow_null=True, help_text="The first bad event; null: the record itself.")
     type = serializers.CharField(allow_null=True)
-    check = serializers.ChoiceField(choices=["format", "chain", "seed", "commitment", "random", "rules"])
+    check = serializers.ChoiceField(
+        choices=["format", "signature", "chain", "public", "seed", "seats", "commitment", "random", "rules"]
+    )
     message = serializers.CharField()
 
 
 class VerdictOutput(serializers.Serializer):
     ok = serializers.BooleanField()
     format = serializers.CharField()
-    format_version = serializers.IntegerField()
+    format_version = serializers.IntegerField(allow_null=True, help_text="The record's format version.")
     game = serializers.IntegerField(allow_null=True)
     events = serializers.IntegerField()
     commands = serializers.IntegerField(help_text="Commands re-decided by the rules.")
     commitments_opened = serializers.IntegerField()
     random_picks = serializers.IntegerField(help_text="Robbed or guarded cards re-derived from the seed.")
     head_hash = serializers.CharField(allow_null=True)
+    public_head_hash = serializers.CharField(allow_null=True, help_text="The public chain's head.")
+    fair = serializers.BooleanField(
+        allow_null=True,
+        help_text="False: an operator fixed the seed, deck, seats or first Boss; the setup is then theirs, "
+        "not chance's (docs/AUDIT.md, check 5).",
+    )
+    checkpoints = serializers.IntegerField(help_text="Watchers' checkpoints checked (`?checkpoint=`).")
+    signed_by = serializers.CharField(allow_null=True, help_text="The key id whose signature was checked.")
     checks = serializers.ListField(child=serializers.CharField(), help_text="The checks that passed.")
     error = FindingOutput(allow_null=True)
 
@@ -124,6 +171,7 @@ class StateAtOutput(serializers.Serializer):
 
 
 _HASH = "4f1c2a0d5e1b9c8a7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c"
+_PUBLIC = "7a1c0e5d9b3f2a8c6d4e1f0b9a8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c"
 RECORD_EXAMPLE = OpenApiExample(
     "a record (one event shown)",
     response_only=True,
@@ -143,12 +191,33 @@ RECORD_EXAMPLE = OpenApiExample(
             "ended_at": "2026-11-20T19:10:00+00:00",
         },
         "seats": [
-            {"seat": 0, "uid": "p7", "player_id": 7, "player": "alice", "display_name": "Alice", "bot": None}
+            {
+                "seat": 0,
+                "uid": "p3",
+                "player_id": 3,
+                "player": "alice",
+                "display_name": "Alice",
+                "bot": None,
+                "holders": [
+                    {
+                        "from_seq": 1,
+                        "uid": "p3",
+                        "player_id": 3,
+                        "player": "alice",
+                        "display_name": "Alice",
+                        "bot": None,
+                    }
+                ],
+            }
         ],
         "seed": "00" * 32,
         "seed_commitment": "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925",
         "head_hash": _HASH,
-        "events": [{**examples.record_event(1), "command": examples.recorded_start_command()}],
+        "public_head_hash": _PUBLIC,
+        "events": [
+            {**examples.record_event(1), "command": examples.recorded_start_command(), "public_hash": _PUBLIC}
+        ],
+        "signature": {"alg": "Ed25519", "key_id": "3f9a0c51d2e4b786", "value": "9b2f" + "0" * 124},
     },
 )
 VERDICT_OK = OpenApiExample(
@@ -164,7 +233,11 @@ VERDICT_OK = OpenApiExample(
         "commitments_opened": 44,
         "random_picks": 3,
         "head_hash": _HASH,
-        "checks": ["chain", "seed", "commitment", "random", "rules"],
+        "public_head_hash": _PUBLIC,
+        "fair": True,
+        "checkpoints": 1,
+        "signed_by": "3f9a0c51d2e4b786",
+        "checks": ["signature", "chain", "public", "seed", "seats", "commitment", "random", "rules"],
         "error": None,
     },
 )
@@ -181,6 +254,10 @@ VERDICT_BAD = OpenApiExample(
         "commitments_opened": 0,
         "random_picks": 0,
         "head_hash": None,
+        "public_head_hash": None,
+        "fair": None,
+        "checkpoints": 0,
+        "signed_by": None,
         "checks": [],
         "error": {
             "seq": 57,
@@ -232,19 +309,45 @@ class RecordView(GameView):
         return Response(export.game_record(game))
 
 
+CHECKPOINT = OpenApiParameter(
+    "checkpoint",
+    OpenApiTypes.STR,
+    OpenApiParameter.QUERY,
+    many=True,
+    explode=True,
+    description="A public chain head you saved while the game ran, as `SEQ:HASH` (the `public_head` of any "
+    "state response): the record must have that public hash at event SEQ. Repeatable (at most 100).",
+)
+MAX_CHECKPOINTS = 100
+
+
+def _checkpoints(request: Request) -> list[tuple[int, str]]:
+    raw = request.query_params.getlist("checkpoint")
+    if len(raw) > MAX_CHECKPOINTS:
+        raise Problem(400, "invalid_checkpoint", f"At most {MAX_CHECKPOINTS} checkpoints.")
+    try:
+        return [parse_checkpoint(text) for text in raw]
+    except ValueError as exc:
+        raise Problem(400, "invalid_checkpoint", str(exc)) from None
+
+
 class VerifyView(GameView):
-    problem_statuses = {"GET": (409,)}
-    problem_examples = {409: ("game_not_over", "The game is running: its record is public once it is over.")}
+    problem_statuses = {"GET": (400, 409)}
+    problem_examples = {
+        409: ("game_not_over", "The game is running: its record is public once it is over."),
+        400: ("invalid_checkpoint", "a checkpoint is SEQ:HEAD (an event number and 64 lowercase hex digits)"),
+    }
 
     @extend_schema(
         operation_id="games_verify_retrieve",
         summary="Verify a finished game",
         description="Runs the independent verifier (the same as `python manage.py verify_game`) on the "
-        "game's record: the hash chain, the seed against its commitment, every commitment against its "
-        "opening, every random pick against the seed, and every batch of events against what the rules "
-        "decide for its command. `ok` false names the first bad event. 409 `game_not_over` while the game "
-        "runs.",
-        parameters=[GAME_ID],
+        "game's record: the server's signature, the hash chain, the public chain (and your `checkpoint`s), "
+        "the seed against its commitment, who held each seat, every commitment against its opening, every "
+        "random pick against the seed, and every batch of events against what the rules decide for its "
+        "command. `ok` false names the first bad event. 409 `game_not_over` while the game runs; 400 "
+        "`invalid_checkpoint` for a checkpoint that is not `SEQ:HASH`.",
+        parameters=[GAME_ID, CHECKPOINT],
         responses={
             200: OpenApiResponse(VerdictOutput, description="The verdict."),
         },
@@ -253,7 +356,10 @@ class VerifyView(GameView):
     )
     def get(self, request: Request, game_id: int) -> Response:
         game, _viewer = self.game_and_viewer(request, game_id)
-        return Response(verify_record(export.game_record(game)).to_json())
+        checkpoints = _checkpoints(request)
+        record = export.game_record(game)
+        keys = [export.signing_key().public_key()]
+        return Response(verify_record(record, checkpoints=checkpoints, keys=keys).to_json())
 
 
 class StateAtView(GameView):
@@ -285,7 +391,8 @@ def replay_page(request: HttpRequest, game_id: int) -> HttpResponse:
     if request.method not in ("GET", "HEAD"):
         return problem_http_response(405, "method_not_allowed", "Only GET is allowed here.", request)
     game = Game.objects.filter(pk=game_id).first()
-    if game is None:
+    user = request.user if isinstance(request.user, Player) else None
+    if game is None or not may_know_of(game, user):  # a hidden game answers as a missing one (R8.3)
         return problem_http_response(404, "game_not_found", "No such game.", request)
     try:
         record = export.game_record(game)
@@ -314,4 +421,18 @@ def replay_page(request: HttpRequest, game_id: int) -> HttpResponse:
     return response
 
 
-__all__ = ["RecordView", "StateAtView", "VerifyView", "replay_page"]
+# --------------------------------------------------------------------------------------------------
+# the server's record-signing key (public), at a well-known URL
+# --------------------------------------------------------------------------------------------------
+def record_key(request: HttpRequest) -> HttpResponse:
+    """``/.well-known/goodcritters-record-key``: the Ed25519 public key that signs finished games' records,
+    as a JWK set (RFC 7517, RFC 8037). No login: a key to check signatures with is public."""
+    if request.method not in ("GET", "HEAD"):
+        return problem_http_response(405, "method_not_allowed", "Only GET is allowed here.", request)
+    response = JsonResponse(signature.jwks(export.signing_key().public_key()))
+    response["Cache-Control"] = "public, max-age=3600"
+    response["Access-Control-Allow-Origin"] = "*"
+    return response
+
+
+__all__ = ["RecordView", "StateAtView", "VerifyView", "record_key", "replay_page"]

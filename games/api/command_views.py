@@ -24,6 +24,7 @@ _KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
 
 
 class CommandView(GameView):
+    access_checked_by_handler = True  # the command service resolves the seat first, under the game's lock
     command_type: str = ""
     input_class: type[StrictSerializer] = StrictSerializer
     problem_statuses = {"POST": (403, 409, 412)}

@@ -86,6 +86,30 @@ def sample_game() -> tuple[list[Any], Any]:
     return [*events, *more], state
 
 
+@cache
+def public_hashes() -> list[str]:
+    """The public chain (docs/AUDIT.md) of the sample game, as game 42 would have it: each event's
+    ``public_hash``, over what a spectator sees of it."""
+    from games.audit import public
+
+    rs = get_ruleset("goodcritters")
+    events, _state = sample_game()
+    prev, out = "0" * 64, []
+    for seq, event in enumerate(events, start=1):
+        data = json.loads(json.dumps(rs.event_to_json(event)))
+        prev = public.public_hash(
+            game_id=_GAME_VALUE["id"],
+            seq=seq,
+            type=data["type"],
+            schema_version=data["v"],
+            public_data=public.spectator_data("goodcritters", data),
+            created_at="2026-11-22T16:01:00+00:00",
+            prev_public_hash=prev,
+        )
+        out.append(prev)
+    return out
+
+
 def viewer_state_value(viewer: int = 2) -> dict[str, Any]:
     rs = get_ruleset("goodcritters")
     events, state = sample_game()
@@ -121,6 +145,7 @@ def viewer_state_value(viewer: int = 2) -> dict[str, Any]:
         },
         "over": False,
         "scores": None,
+        "public_head": {"seq": len(events), "hash": public_hashes()[-1]},
     }
 
 
@@ -134,6 +159,7 @@ def feed_items(viewer: int = 2, last: int = 2) -> list[dict[str, Any]]:
             "created_at": "2026-11-22T16:01:00Z",
             "event": rs.redact_event(events[seq - 1], viewer, terminal=False),
             "hash": None,
+            "public_hash": public_hashes()[seq - 1],
         }
         for seq in range(n - last + 1, n + 1)
     ]
@@ -155,6 +181,7 @@ def record_event(seq: int = 1) -> dict[str, Any]:
         "command": None,
         "prev_hash": "0" * 64,
         "hash": "4f1c2a0d5e1b9c8a7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c",
+        "public_hash": public_hashes()[seq - 1],
     }
 
 
@@ -180,6 +207,7 @@ FEED = OpenApiExample(
         "more": False,
         "over": False,
         "head_hash": None,
+        "public_head": {"seq": len(sample_game()[0]), "hash": public_hashes()[-1]},
     },
     response_only=True,
 )

@@ -182,9 +182,21 @@ class LegalCommandsField(serializers.ListField):
     child = serializers.ChoiceField(choices=command_names())
 
 
+class PublicHeadOutput(serializers.Serializer):
+    """The public hash chain's head (docs/AUDIT.md, "The public chain"): save it to check the game's record
+    later (`python -m games.audit.verify RECORD --checkpoint SEQ:HASH`)."""
+
+    seq = serializers.IntegerField(help_text="The last event's number (0: no event yet).")
+    hash = serializers.CharField(
+        help_text="Its public hash: SHA-256 over what a spectator sees of every event up to `seq` (64 hex "
+        "digits; 64 zeros before the first event)."
+    )
+
+
 class ViewerStateOutput(serializers.Serializer):
     game = GameOutput()
     version = serializers.IntegerField()
+    public_head = PublicHeadOutput(help_text="The public chain's head at `version`.")
     viewer = serializers.IntegerField(allow_null=True, help_text="Your seat; null for a spectator.")
     state = ViewField()
     legal_commands = LegalCommandsField(help_text="Command types you may send now.")
@@ -210,6 +222,9 @@ class FeedItemOutput(serializers.Serializer):
     hash = serializers.CharField(
         allow_null=True, help_text="The event's chain hash (only once the game is over)."
     )
+    public_hash = serializers.CharField(
+        help_text="The event's public chain hash (over what a spectator sees: served at any time)."
+    )
 
 
 class FeedOutput(serializers.Serializer):
@@ -221,6 +236,7 @@ class FeedOutput(serializers.Serializer):
     head_hash = serializers.CharField(
         allow_null=True, help_text="The chain's head (only once the game is over)."
     )
+    public_head = PublicHeadOutput(help_text="The public chain's head at `version`.")
 
 
 class QuerySerializer(serializers.Serializer):

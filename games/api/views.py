@@ -3,9 +3,11 @@ one service or selector, serialize. A base class resolves the game and the calle
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Any
 
-from django.db.models import Count, F, QuerySet
+from django.db.models import Count, F, Q, QuerySet
+from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -18,8 +20,8 @@ from rest_framework.views import APIView
 
 from critters_api.problems import Problem
 from games import deadlines, selectors, services
-from games.models import Game, GameStatus
-from players.models import Player
+from games.models import Game, GameStatus, Seat
+from players.models import ApiToken, Player
 
 from . import examples
 from .serializers import (
@@ -44,7 +46,7 @@ IDEMPOTENCY_KEY = OpenApiParameter(
     description="A unique key (1-255 printable ASCII characters) per intended command. A retry with the same "
     "key returns the first response (status and body) with no second effect; the same key with another body "
     "is a 422 `idempotency_key_reused`; while the first request is still running, 409 "
-    "`idempotency_key_in_use`.",
+    "`idempotency_key_in_use`. A key is scoped to its game: on another game it is another command.",
 )
 IF_MATCH = OpenApiParameter(
     "If-Match",
@@ -98,7 +100,16 @@ def _with_etag(response: Response, game: Game) -> Response:
     return response
 
 
+INVALID_CURSOR = ("invalid_cursor", "The cursor is not valid: use the `next` or `previous` link of a page.")
+MAX_CURSOR_LENGTH = 200  # the cursors this API hands out are about 60 characters
+
+
 class GameCursorPagination(CursorPagination):
+    """DRF's cursor pagination over ``-created_at, -id``. A cursor is opaque to clients, but it is only
+    base64 of ``o=<offset>&r=<0|1>&p=<position>``: anything else a client sends (not base64, too long, a
+    position that is not the timestamp this ordering puts there) is a 400 ``invalid_cursor`` before it
+    reaches the database (DRF passes the position to the query as it is: ``p=x`` was a 500)."""
+
     ordering = ("-created_at", "-id")
     page_size = 20
     page_size_query_param = "page_size"
@@ -119,16 +130,99 @@ class GameCursorPagination(CursorPagination):
         return int(raw)
 
     def decode_cursor(self, request: Request) -> Any:
+        raw = request.query_params.get(self.cursor_query_param)
+        if raw is not None and len(raw) > MAX_CURSOR_LENGTH:
+            raise Problem(400, *INVALID_CURSOR)
         try:
-            return super().decode_cursor(request)
+            cursor = super().decode_cursor(request)
         except NotFound:
-            raise Problem(400, "invalid_cursor", "The cursor is not valid.") from None
+            raise Problem(400, *INVALID_CURSOR) from None
+        if cursor is not None and cursor.position is not None and not _is_timestamp(str(cursor.position)):
+            raise Problem(400, *INVALID_CURSOR)
+        return cursor
+
+
+def _is_timestamp(text: str) -> bool:
+    """What DRF writes as the position of a ``created_at`` ordering: ``str()`` of an aware datetime that
+    PostgreSQL can hold."""
+    try:
+        moment = parse_datetime(text)
+        if moment is None or moment.tzinfo is None:
+            return False
+        moment.astimezone(UTC)  # an offset that moves it out of range is refused too
+        return True
+    except (ValueError, OverflowError):
+        return False
+
+
+def still_authenticated(request: Request) -> Player:
+    """The caller, read again (one statement): its token not revoked (or its session not ended) and the
+    player still active; else 401 ``authentication_failed``. For a request that waited (the long-poll): it
+    answers as a request made now would be answered, not with the rights it had when it started."""
+    auth = request.auth
+    player: Player | None = None
+    if isinstance(auth, ApiToken):
+        live = ApiToken.objects.filter(pk=auth.pk, revoked_at__isnull=True, player__is_active=True)
+        token = live.select_related("player").first()
+        player = token.player if token is not None else None
+    else:  # a session (the browsable admin's login): still there, and its user still active
+        session = request._request.session
+        if session.session_key is not None and session.exists(session.session_key):
+            player = Player.objects.filter(pk=_player(request).pk, is_active=True).first()
+    if player is None:
+        problem = Problem(
+            401,
+            "authentication_failed",
+            "Your token was revoked (or your session ended) while the request waited.",
+        )
+        problem.headers["WWW-Authenticate"] = 'Bearer realm="api"'
+        raise problem
+    return player
+
+
+def may_know_of(game: Game, player: Player | None) -> bool:
+    """Whether ``player`` may learn that ``game`` exists: whoever may see it (``services.viewer_for``: a
+    seat, or a game open to spectators, in the lobby or over; operators) and its creator. Everyone else
+    must get exactly the answer a game id that does not exist gets (R8.3: no existence oracle)."""
+    if player is not None and player.is_authenticated and game.creator_id == player.pk:
+        return True
+    try:
+        services.viewer_for(game, player)
+    except Problem:
+        return False
+    return True
+
+
+def game_not_found() -> Problem:
+    """The one answer for a game that does not exist or that the caller may not know of."""
+    return Problem(404, "game_not_found", "No such game.")
+
+
+class MyGamesPagination(GameCursorPagination):
+    ordering = ("-listed_at", "-id")  # games.selectors.my_games
 
 
 class GameView(APIView):
-    """Base for views on one game: resolves the game and the caller's view of it (a seat or spectator)."""
+    """Base for views on one game: resolves the game and the caller's view of it (a seat or spectator).
+
+    Before any handler runs (whatever the method, even one the view does not have), a caller who may not
+    know of the game gets 404 ``game_not_found``, the answer for a missing id: no check a handler or a
+    service makes later (who created the game, its status, the body) can tell a hidden game from a missing
+    one. Views whose handlers all resolve access first themselves (:meth:`game_and_viewer`, or the command
+    service under the game's lock) set ``access_checked_by_handler`` to save that read."""
 
     permission_classes = [IsAuthenticated]
+    access_checked_by_handler = False
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)  # authentication, permissions, throttling
+        handler = getattr(self, (request.method or "").lower(), None)
+        if (
+            "game_id" in kwargs
+            and not (self.access_checked_by_handler and handler is not None)
+            and not may_know_of(services.get_game(kwargs["game_id"]), _player(request))
+        ):
+            raise game_not_found()
 
     def game_and_viewer(self, request: Request, game_id: int) -> tuple[Game, int | None]:
         game = services.get_game(game_id)
@@ -147,13 +241,15 @@ class GamesView(APIView):
     permission_classes = [IsAuthenticated]
     pagination_class = GameCursorPagination
     problem_statuses = {"POST": (403,)}
+    problem_examples = {400: INVALID_CURSOR}
 
     @extend_schema(
         operation_id="games_list",
         summary="List games",
         description="Games by status (default `open`: waiting for players), newest first, with cursor "
         "pagination (`cursor` from `next`/`previous`). Filter by `ruleset`; `free_seats=true` keeps games "
-        "with a free seat.",
+        "with a free seat. A bad query parameter is a 400 `invalid_query`, a cursor this API did not hand "
+        "out a 400 `invalid_cursor`.",
         parameters=[
             GameListQuery,
             CURSOR,
@@ -173,8 +269,10 @@ class GamesView(APIView):
         if query.validated_data["free_seats"]:
             qs = qs.annotate(n_taken=Count("seats")).filter(n_taken__lt=F("seat_count"))
         if query.validated_data["status"] == GameStatus.RUNNING and not _player(request).is_staff:
-            qs = qs.filter(allow_spectators=True) | qs.filter(seats__player=_player(request))
-            qs = qs.distinct()
+            # a semi-join, not a join with DISTINCT: the newest page is read down the (status, created_at)
+            # index and stops after a page, however many games run (bench/bigdb.py)
+            mine = Seat.objects.filter(player=_player(request)).order_by().values("game_id")
+            qs = qs.filter(Q(allow_spectators=True) | Q(pk__in=mine))
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(qs, request, view=self) or []
         services.attach_rosters(page)
@@ -226,6 +324,8 @@ class GamesView(APIView):
 
 
 class GameDetailView(GameView):
+    access_checked_by_handler = True  # game_and_viewer
+
     @extend_schema(
         operation_id="games_retrieve",
         summary="A game's public data",
@@ -353,6 +453,8 @@ class CancelView(LobbyActionView):
 # reads
 # --------------------------------------------------------------------------------------------------
 class StateView(GameView):
+    access_checked_by_handler = True  # game_and_viewer
+
     @extend_schema(
         operation_id="games_state_retrieve",
         summary="The game as you see it",
@@ -379,6 +481,7 @@ class StateView(GameView):
 
 
 class EventsView(GameView):
+    access_checked_by_handler = True  # game_and_viewer
     query_params_documented = True
 
     @extend_schema(
@@ -388,7 +491,9 @@ class EventsView(GameView):
         "redacted for you (fields you may not see are null; nothing is skipped, so seqs have no gaps). With "
         "`wait` (seconds, up to 30) and nothing new, the request waits for the next event instead of "
         "returning "
-        "at once (long-poll; it holds a server thread, so keep waits short and repeat). Continue with "
+        "at once (long-poll; it holds a server thread, so keep waits short and repeat). A request that "
+        "waited answers as one made when it answers: a token revoked meanwhile is a 401, a seat handed to "
+        "someone else gives the spectator's view (a 404 for a game without spectators). Continue with "
         "`after=next_after`.",
         parameters=[GAME_ID, FeedQuery],
         responses={200: FeedOutput},
@@ -401,20 +506,23 @@ class EventsView(GameView):
             raise Problem(400, "invalid_query", "Invalid query parameters.", errors=query.errors)
         game, viewer = self.game_and_viewer(request, game_id)
         q = query.validated_data
-        return _with_etag(
-            Response(selectors.feed(game, viewer, after=q["after"], limit=q["limit"], wait=q["wait"])), game
-        )
+        waited = selectors.wait_for_events(game, after=q["after"], wait=q["wait"])
+        if waited is not None:  # answer as a request made now would be answered (R8.3)
+            game, viewer = waited, services.viewer_for(waited, still_authenticated(request))
+        return _with_etag(Response(selectors.feed(game, viewer, after=q["after"], limit=q["limit"])), game)
 
 
 class MyGamesView(APIView):
     query_params_documented = True  # a bad `cursor` is a documented 400 `invalid_cursor`
     permission_classes = [IsAuthenticated]
-    pagination_class = GameCursorPagination
+    pagination_class = MyGamesPagination
+    problem_examples = {400: INVALID_CURSOR}
 
     @extend_schema(
         operation_id="me_games_list",
         summary="Your games",
-        description="Games you have a seat in (any status), newest first, cursor-paginated.",
+        description="Games you have a seat in (any status), newest first, cursor-paginated. A cursor this "
+        "API did not hand out is a 400 `invalid_cursor`.",
         parameters=[
             CURSOR,
             PAGE_SIZE,

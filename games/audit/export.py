@@ -3,14 +3,36 @@ pure parts are ``games.audit.record`` (assembly) and ``games.audit.verify`` (the
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from django.conf import settings
 
 from critters_api.problems import Problem
 from games import services, store
 from games.models import Event, Game, GameStatus, Seat
 from games.rules.core import Viewer
+from players.models import Player
 
-from .record import assemble
+from . import signature
+from .record import assemble, holders_from_log, seat_entries
+
+_PLAYER_UID = re.compile(r"p([0-9]+)")
+
+
+@functools.cache
+def _signing_key(configured: str, secret: str) -> Ed25519PrivateKey:
+    if configured:
+        return signature.private_key_from_hex(configured)
+    return signature.derive_private_key(secret)
+
+
+def signing_key() -> Ed25519PrivateKey:
+    """The server's record-signing key: ``RECORD_SIGNING_KEY`` (64 hex digits) when set, else derived from
+    ``SECRET_KEY`` with HKDF-SHA256 (docs/AUDIT.md, "The signature")."""
+    return _signing_key(settings.RECORD_SIGNING_KEY, settings.SECRET_KEY)
 
 
 def require_over(game: Game) -> None:
@@ -43,22 +65,11 @@ def game_record(game: Game) -> dict[str, Any]:
             "command": row.command,
             "prev_hash": row.prev_hash,
             "hash": row.hash,
+            "public_hash": row.public_hash,
         }
         for row in store.load_stream(game.pk)
     ]
-    seats = [
-        {
-            "seat": s.position,
-            "uid": s.uid,
-            "player_id": s.player_id,
-            "player": s.player.username if s.player else None,
-            "display_name": s.player.public_name if s.player else f"Bot {s.index} ({s.bot_strategy})",
-            "bot": s.bot_strategy or None,
-        }
-        for s in Seat.objects.filter(game=game, position__isnull=False)
-        .select_related("player")
-        .order_by("position")
-    ]
+    seats = seat_entries(events, _who(game, events))
     meta = {
         "id": game.pk,
         "name": game.name,
@@ -71,7 +82,39 @@ def game_record(game: Game) -> dict[str, Any]:
         "started_at": _iso(game.started_at),
         "ended_at": _iso(game.ended_at),
     }
-    return assemble(meta, seats, events)
+    return signature.sign(assemble(meta, seats, events), signing_key())
+
+
+def _who(game: Game, events: list[dict[str, Any]]) -> Any:
+    """Who a uid of the log is: the seats as they are now for the last holders, and for a seat's earlier
+    holders (before a hand-over) the player the server's uid names (``p{player id}``)."""
+    known: dict[str, dict[str, Any]] = {
+        s.uid: {
+            "player_id": s.player_id,
+            "player": s.player.username if s.player else None,
+            "display_name": s.player.public_name if s.player else f"Bot {s.index} ({s.bot_strategy})",
+            "bot": s.bot_strategy or None,
+        }
+        for s in Seat.objects.filter(game=game).select_related("player")
+    }
+    earlier = {
+        int(m.group(1))
+        for held in holders_from_log(events)
+        for _since, uid in held
+        if uid not in known and (m := _PLAYER_UID.fullmatch(uid))
+    }
+    for player in Player.objects.filter(pk__in=earlier):
+        known[f"p{player.pk}"] = {
+            "player_id": player.pk,
+            "player": player.username,
+            "display_name": player.public_name,
+            "bot": None,
+        }
+
+    def who(uid: str) -> dict[str, Any]:
+        return known.get(uid) or {"player_id": None, "player": None, "display_name": uid, "bot": None}
+
+    return who
 
 
 def full_view(game: Game, state: Any) -> dict[str, Any]:

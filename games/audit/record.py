@@ -22,6 +22,7 @@ from games.rules.core import Context, Ruleset
 from games.rules.registry import get_ruleset
 from games.rules.simulate import EPOCH, _parse_option, game_seed, play_game, strategies_for
 
+from . import public
 from .verify import FORMAT, FORMAT_VERSION, GENESIS_HASH, event_hash
 
 
@@ -36,10 +37,11 @@ class Batch:
     events: list[dict[str, Any]]
 
 
-def chain(game_id: int, batches: Sequence[Batch]) -> list[dict[str, Any]]:
-    """The record's events for ``batches``, numbered and hash-chained exactly as the event store does."""
+def chain(game_id: int, batches: Sequence[Batch], ruleset: str = "goodcritters") -> list[dict[str, Any]]:
+    """The record's events for ``batches``, numbered and hash-chained (both chains) exactly as the event store
+    does."""
     out: list[dict[str, Any]] = []
-    prev = GENESIS_HASH
+    prev = prev_public = GENESIS_HASH
     for batch in batches:
         for k, data in enumerate(batch.events):
             event: dict[str, Any] = {
@@ -54,6 +56,7 @@ def chain(game_id: int, batches: Sequence[Batch]) -> list[dict[str, Any]]:
                 "prev_hash": prev,
             }
             event["hash"] = prev = event_hash(game_id, event)
+            event["public_hash"] = prev_public = public.chain_hash(ruleset, game_id, event, prev_public)
             out.append(event)
     return out
 
@@ -61,9 +64,10 @@ def chain(game_id: int, batches: Sequence[Batch]) -> list[dict[str, Any]]:
 def assemble(
     game: Mapping[str, Any], seats: Sequence[Mapping[str, Any]], events: Sequence[Mapping[str, Any]]
 ) -> dict[str, Any]:
-    """The record: ``game`` (id, name, ruleset, ruleset_version, options, fair, status, times), ``seats``
-    (seat, uid, player, display_name, bot) and the events; the seed and its commitment are read from the first
-    event (the caller makes sure the game is over)."""
+    """The record (unsigned): ``game`` (id, name, ruleset, ruleset_version, options, fair, status, times),
+    ``seats`` (seat, its holders over time, and the last holder's uid, player_id, player, display_name, bot)
+    and the events (with both chains' hashes); the seed and its commitment are read from the first event (the
+    caller makes sure the game is over)."""
     first = events[0]["data"] if events else {}
     return {
         "format": FORMAT,
@@ -73,8 +77,34 @@ def assemble(
         "seed": first.get("seed"),
         "seed_commitment": first.get("seed_commitment"),
         "head_hash": events[-1]["hash"] if events else GENESIS_HASH,
+        "public_head_hash": events[-1]["public_hash"] if events else GENESIS_HASH,
         "events": [dict(e) for e in events],
     }
+
+
+def holders_from_log(events: Sequence[Mapping[str, Any]]) -> list[list[tuple[int, str]]]:
+    """Who held each seat over time, as the log says: ``[(from_seq, uid), ...]`` per seat, from
+    ``GameStarted.players`` (seq 1) and each ``SeatHandedOver`` (its own seq)."""
+    if not events or events[0]["type"] != "GameStarted":
+        return []
+    out: list[list[tuple[int, str]]] = [[(1, uid)] for uid in events[0]["data"]["players"]]
+    for event in events:
+        if event["type"] == "SeatHandedOver":
+            out[event["data"]["seat"]].append((event["seq"], event["data"]["player"]))
+    return out
+
+
+def seat_entries(events: Sequence[Mapping[str, Any]], who: Any) -> list[dict[str, Any]]:
+    """The record's ``seats`` from the log's holders; ``who(uid)`` gives a holder's ``player_id``, ``player``,
+    ``display_name`` and ``bot``."""
+    seats = []
+    for position, held in enumerate(holders_from_log(events)):
+        holders = [{"from_seq": since, "uid": uid, **who(uid)} for since, uid in held]
+        last = holders[-1]
+        seats.append(
+            {"seat": position, **{k: v for k, v in last.items() if k != "from_seq"}, "holders": holders}
+        )
+    return seats
 
 
 def _stored_command(rs: Ruleset[Any], command: Any) -> dict[str, Any]:
@@ -124,7 +154,7 @@ def simulated_record(
     replayed = [data for b in batches for data in b.events]
     if replayed != [rs.event_to_json(e) for e in game.events]:
         raise RuntimeError("re-applying the simulator's commands did not give the simulator's log")
-    chained = chain(game_id, batches)
+    chained = chain(game_id, batches, rs.slug)
     started = chained[0]["data"]
     meta = {
         "id": game_id,
@@ -139,18 +169,17 @@ def simulated_record(
         "ended_at": chained[-1]["created_at"],
     }
     join_order = [f"bot{s}" for s in range(players)]
-    seats = [
-        {
-            "seat": position,
-            "uid": uid,
+
+    def who(uid: str) -> dict[str, Any]:
+        index = join_order.index(uid)
+        return {
             "player_id": None,
             "player": None,
-            "display_name": f"Bot {join_order.index(uid)} ({chosen[join_order.index(uid)]})",
-            "bot": chosen[join_order.index(uid)],
+            "display_name": f"Bot {index} ({chosen[index]})",
+            "bot": chosen[index],
         }
-        for position, uid in enumerate(started["players"])
-    ]
-    return assemble(meta, seats, chained)
+
+    return assemble(meta, seat_entries(chained, who), chained)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

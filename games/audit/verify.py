@@ -1,21 +1,28 @@
 """The independent verifier of a finished game's record (docs/AUDIT.md). Pure: no database, no Django.
 
-    python -m games.audit.verify RECORD.json [--json]
+    python -m games.audit.verify RECORD.json [--json] [--checkpoint SEQ:HEAD ...] [--key KEY]
 
 prints a verdict and exits 0 when the record holds, 1 naming the first bad event when it does not, 2 when the
-file cannot be read as JSON. The checks, in order (each failure names the first bad event):
+file (or a checkpoint or key argument) cannot be read. The checks, in order (each failure names the first bad
+event):
 
-1. ``format``: the record's shape (format name and version, fields and their types).
-2. ``chain``: every event's ``seq`` (1, 2, 3, ...), ``prev_hash`` (the previous event's hash; 64 zeros for the
+1. ``format``: the record's shape (format name and version 1 or 2, fields and their types).
+2. ``signature`` (with ``--key``): the record is signed by that key (docs/AUDIT.md, "The signature").
+3. ``chain``: every event's ``seq`` (1, 2, 3, ...), ``prev_hash`` (the previous event's hash; 64 zeros for the
    first) and ``hash`` (SHA-256 of the canonical JSON of its stored fields), and the record's ``head_hash``.
-3. ``seed``: SHA-256(seed) is the ``seed_commitment`` published in the first event (RULES.md R8.2), and the
-   seed is the one the first and the last event carry; the record's options, fair flag and seats are those of
-   the first event.
-4. ``commitment``: every face-down choice's commitment is SHA-256(salt || choice) with the salt the seed gives
+4. ``public``: the public chain recomputed from the events as a spectator sees them (``games.audit.public``)
+   matches the record's ``public_hash`` fields and ``public_head_hash`` (version 2) and every checkpoint
+   ``(seq, head)`` a watcher saved while the game ran.
+5. ``seed``: SHA-256(seed) is the ``seed_commitment`` published in the first event (RULES.md R8.2), and the
+   seed is the one the first and the last event carry; the record's options and fair flag are those of the
+   first event.
+6. ``seats``: who held each seat and from which event on (``GameStarted.players``, each ``SeatHandedOver``).
+7. ``commitment``: every face-down choice's commitment is SHA-256(salt || choice) with the salt the seed gives
    for its ``commit_no``, and every reveal opens the commitment made for it.
-5. ``random``: every random outcome (the setup, each robbed or guarded card) is the one the seed gives (R8.1).
-6. ``rules``: every batch of events is exactly what the rules decide for the command stored on its first
-   event, at the time the batch carries, from the state folded from the events before it; the game is over.
+8. ``random``: every random outcome (the setup, each robbed or guarded card) is the one the seed gives (R8.1).
+9. ``rules``: every batch of events is exactly what the rules decide for the command stored on its first
+   event, at the time the batch carries, from the state folded from the events before it; its actor is the
+   seat's holder at that event or nobody; the game is over.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,8 +42,11 @@ from games.rules import rng
 from games.rules.core import Context, RuleError, Ruleset
 from games.rules.registry import RULESETS
 
+from . import public
+
 FORMAT: Final = "goodcritters.record"
-FORMAT_VERSION: Final = 1
+FORMAT_VERSION: Final = 2  # what the server writes; this verifier reads 1 and 2
+READS: Final = (1, 2)
 GENESIS_HASH: Final = "0" * 64
 
 EVENT_FIELDS: Final[dict[str, tuple[type, ...]]] = {
@@ -49,6 +60,15 @@ EVENT_FIELDS: Final[dict[str, tuple[type, ...]]] = {
     "command": (dict, type(None)),
     "prev_hash": (str,),
     "hash": (str,),
+}
+EVENT_FIELDS_V2: Final = {**EVENT_FIELDS, "public_hash": (str,)}
+HOLDER_FIELDS: Final[dict[str, tuple[type, ...]]] = {
+    "from_seq": (int,),
+    "uid": (str,),
+    "player_id": (int, type(None)),
+    "player": (str, type(None)),
+    "display_name": (str,),
+    "bot": (str, type(None)),
 }
 # event fields whose mismatch with the rules means the random generator's outcome was changed
 _SETUP_RANDOM: Final = frozenset({"players", "boss", "stashes", "pile", "types", "pile_size"})
@@ -79,31 +99,52 @@ class Verdict:
     commitments: int = 0
     random_picks: int = 0
     head_hash: str | None = None
+    public_head_hash: str | None = None
     error: Finding | None = None
     checks: list[str] = field(default_factory=list)
+    format_version: int | None = None
+    fair: bool | None = None
+    checkpoints: int = 0
+    signed_by: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
             "format": FORMAT,
-            "format_version": FORMAT_VERSION,
+            "format_version": self.format_version,
             "game": self.game,
             "events": self.events,
             "commands": self.commands,
             "commitments_opened": self.commitments,
             "random_picks": self.random_picks,
             "head_hash": self.head_hash,
+            "public_head_hash": self.public_head_hash,
+            "fair": self.fair,
+            "checkpoints": self.checkpoints,
+            "signed_by": self.signed_by,
             "checks": list(self.checks),
             "error": self.error.to_json() if self.error is not None else None,
         }
 
     def text(self) -> str:
         if self.ok:
+            setup = (
+                "the setup is the one the seed gives"
+                if self.fair
+                else "the setup is what the operator fixed (fair: false; outcomes follow from the operator's "
+                "seed or deck, they were not left to chance)"
+            )
+            extra = ""
+            if self.checkpoints:
+                extra += f" {self.checkpoints} watchers' checkpoints match the public chain."
+            if self.signed_by:
+                extra += f" Signed by key {self.signed_by}."
             return (
                 f"OK: game {self.game}: {self.events} events, hash chain intact (head {self.head_hash}), "
+                f"public chain head {self.public_head_hash}, "
                 f"seed matches its commitment, {self.commitments} commitments opened, "
-                f"{self.random_picks} random picks re-derived from the seed, {self.commands} commands "
-                "re-decided by the rules."
+                f"{self.random_picks} random picks re-derived from the seed ({setup}), "
+                f"{self.commands} commands re-decided by the rules.{extra}"
             )
         assert self.error is not None
         where = "the record" if self.error.seq is None else f"event #{self.error.seq}"
@@ -152,16 +193,17 @@ def _is_hex(text: Any, length: int) -> bool:
     return text == text.lower()
 
 
-def _check_format(record: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _check_format(record: Any) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
     if not isinstance(record, Mapping):
         raise _Bad(None, "format", "the record is not a JSON object")
     if record.get("format") != FORMAT:
         raise _Bad(None, "format", f"format is {record.get('format')!r}, expected {FORMAT!r}")
-    if record.get("format_version") != FORMAT_VERSION:
+    version = record.get("format_version")
+    if type(version) is not int or version not in READS:
         raise _Bad(
             None,
             "format",
-            f"format_version {record.get('format_version')!r}: this verifier reads version {FORMAT_VERSION}",
+            f"format_version {version!r}: this verifier reads versions {', '.join(map(str, READS))}",
         )
     game = record.get("game")
     if not isinstance(game, Mapping) or type(game.get("id")) is not int:
@@ -187,6 +229,27 @@ def _check_format(record: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         for s in seats
     ):
         raise _Bad(None, "format", "seats must be a list of {seat, uid, player_id, ...} objects")
+    if version >= 2:
+        for s in seats:
+            holders = s.get("holders")
+            if (
+                not isinstance(holders, list)
+                or not holders
+                or not all(
+                    isinstance(h, Mapping)
+                    and set(h) == set(HOLDER_FIELDS)
+                    and all(type(h[name]) in types for name, types in HOLDER_FIELDS.items())
+                    for h in holders
+                )
+            ):
+                raise _Bad(
+                    None,
+                    "format",
+                    f"seat {s['seat']}: holders must be a non-empty list of "
+                    f"{{{', '.join(HOLDER_FIELDS)}}} objects",
+                )
+        if not _is_hex(record.get("public_head_hash"), 64):
+            raise _Bad(None, "format", "public_head_hash must be 64 lowercase hex digits")
     if not _is_hex(record.get("seed"), 64):
         raise _Bad(1, "seed", "the seed must be 32 bytes as 64 lowercase hex digits")
     if not _is_hex(record.get("head_hash"), 64):
@@ -194,17 +257,18 @@ def _check_format(record: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     events = record.get("events")
     if not isinstance(events, list) or not events:
         raise _Bad(None, "format", "events must be a non-empty list")
+    fields = EVENT_FIELDS_V2 if version >= 2 else EVENT_FIELDS
     for position, event in enumerate(events, start=1):
         if not isinstance(event, Mapping):
             raise _Bad(position, "format", "an event is not a JSON object")
-        for name, types in EVENT_FIELDS.items():
+        for name, types in fields.items():
             value = event.get(name, ...)
             if value is ... or type(value) not in types:
                 raise _Bad(position, "format", f"field {name!r} is missing or of the wrong type")
-        if set(event) != set(EVENT_FIELDS):
-            extra = sorted(set(event) - set(EVENT_FIELDS))
+        if set(event) != set(fields):
+            extra = sorted(set(event) - set(fields))
             raise _Bad(position, "format", f"unknown fields {extra}")
-    return dict(game), list(events)
+    return dict(game), list(events), version
 
 
 def _check_chain(game_id: int, events: Sequence[Mapping[str, Any]], head_hash: str) -> None:
@@ -233,8 +297,57 @@ def _check_chain(game_id: int, events: Sequence[Mapping[str, Any]], head_hash: s
         raise _Bad(len(events), "chain", "head_hash is not the last event's hash (events cut off?)")
 
 
+def _check_public(
+    record: Mapping[str, Any],
+    game: Mapping[str, Any],
+    events: Sequence[Mapping[str, Any]],
+    version: int,
+    checkpoints: Sequence[tuple[int, str]],
+) -> str:
+    """Recompute the public chain; compare it with the record's (version 2) and with the checkpoints.
+    Returns its head."""
+    prev = GENESIS_HASH
+    chain: list[str] = []
+    for event in events:
+        try:
+            prev = public.chain_hash(game["ruleset"], game["id"], event, prev)
+        except Exception as exc:  # event data the redaction cannot read
+            raise _Bad(
+                event["seq"], "format", f"the event's data is malformed: {exc!r}", event["type"]
+            ) from None
+        if version >= 2 and event["public_hash"] != prev:
+            raise _Bad(
+                event["seq"],
+                "public",
+                f"the public hash of what a spectator saw of this event is {prev}, the record says "
+                f"{event['public_hash']}",
+                event["type"],
+            )
+        chain.append(prev)
+    if version >= 2 and record["public_head_hash"] != prev:
+        raise _Bad(len(events), "public", "public_head_hash is not the last event's public hash")
+    for seq, head in checkpoints:
+        if not 1 <= seq <= len(chain):
+            raise _Bad(
+                None,
+                "public",
+                f"checkpoint {seq}:{head}: the record has no event {seq} (it has {len(chain)}): events are "
+                "missing",
+            )
+        if chain[seq - 1] != head:
+            raise _Bad(
+                seq,
+                "public",
+                f"checkpoint {seq}:{head} does not match: the record's public chain at event {seq} is "
+                f"{chain[seq - 1]}: the record is not the game that was watched (an event up to #{seq} "
+                "differs from what spectators were shown)",
+                events[seq - 1]["type"],
+            )
+    return prev
+
+
 def _check_seed(
-    record: Mapping[str, Any], game: Mapping[str, Any], events: Sequence[Mapping[str, Any]]
+    record: Mapping[str, Any], game: Mapping[str, Any], events: Sequence[Mapping[str, Any]], version: int
 ) -> bytes:
     seed = bytes.fromhex(record["seed"])
     first = events[0]["data"]
@@ -256,15 +369,75 @@ def _check_seed(
         )
     if first.get("options") != game["options"]:
         raise _Bad(1, "seed", "the record's options are not the game's options", "GameStarted")
-    if first.get("fair") != game["fair"]:
+    # the fair flag is a fact of the log (GameStarted.fair); version-1 records of games whose seed an
+    # operator fixed said fair: false while the log said true (the rules did not know): accepted, the record
+    # claiming less than the log
+    legacy = version == 1 and game["fair"] is False and first.get("fair") is True
+    if first.get("fair") != game["fair"] and not legacy:
         raise _Bad(1, "seed", "the record's fair flag is not the game's", "GameStarted")
-    uids = [s["uid"] for s in sorted(record["seats"], key=lambda s: s["seat"])]
-    if first.get("players") != uids or [s["seat"] for s in record["seats"]] != list(range(len(uids))):
-        raise _Bad(1, "seed", "the record's seats are not the players of the first event", "GameStarted")
     last = events[-1]
     if last["type"] == "GameEnded" and last["data"].get("seed") != record["seed"]:
         raise _Bad(last["seq"], "seed", "the seed revealed at the end is not the record's seed", "GameEnded")
     return seed
+
+
+_PLAYER_UID = re.compile(r"p([0-9]+)")
+
+
+def _log_holders(events: Sequence[Mapping[str, Any]]) -> list[list[tuple[int, str]]]:
+    players = events[0]["data"].get("players")
+    if not isinstance(players, list):
+        raise _Bad(1, "seats", "GameStarted names no players", "GameStarted")
+    out: list[list[tuple[int, str]]] = [[(1, uid)] for uid in players]
+    for event in events:
+        if event["type"] == "SeatHandedOver":
+            seat = event["data"].get("seat")
+            if type(seat) is not int or not 0 <= seat < len(out):
+                raise _Bad(event["seq"], "seats", "the hand-over names no seat", event["type"])
+            out[seat].append((event["seq"], event["data"].get("player")))
+    return out
+
+
+def _check_seats(
+    record: Mapping[str, Any], events: Sequence[Mapping[str, Any]], version: int
+) -> list[list[tuple[int, int | None]]]:
+    """Who held each seat from which event on, checked against the log; returns ``[(from_seq, player_id),
+    ...]`` per seat (``player_id`` null: a bot)."""
+    held = _log_holders(events)
+    seats = sorted(record["seats"], key=lambda s: s["seat"])
+    if [s["seat"] for s in seats] != list(range(len(held))) or len(record["seats"]) != len(held):
+        raise _Bad(None, "seats", "the record's seats are not the seats of the first event (0 to n-1)")
+    out: list[list[tuple[int, int | None]]] = []
+    for seat, log in zip(seats, held, strict=True):
+        if version >= 2:
+            claimed = [(h["from_seq"], h["uid"]) for h in seat["holders"]]
+            if claimed != log:
+                raise _Bad(
+                    None,
+                    "seats",
+                    f"seat {seat['seat']}: the record's holders {claimed} are not the log's {log} "
+                    "(GameStarted.players, then each SeatHandedOver)",
+                )
+            last = seat["holders"][-1]
+            if (seat["uid"], seat["player_id"]) != (last["uid"], last["player_id"]):
+                raise _Bad(None, "seats", f"seat {seat['seat']}: uid and player_id are not its last holder's")
+            out.append([(h["from_seq"], h["player_id"]) for h in seat["holders"]])
+            continue
+        # version 1: one entry per seat, its holder at the end; earlier holders are named by the server's uid
+        # (``p{player id}``)
+        if seat["uid"] != log[-1][1]:
+            raise _Bad(
+                None, "seats", f"seat {seat['seat']}: the record's uid is not the seat's holder in the log"
+            )
+        ids: list[tuple[int, int | None]] = []
+        for since, uid in log:
+            if uid == seat["uid"]:
+                ids.append((since, seat["player_id"]))
+            else:
+                m = _PLAYER_UID.fullmatch(uid) if isinstance(uid, str) else None
+                ids.append((since, int(m.group(1)) if m else None))
+        out.append(ids)
+    return out
 
 
 class _Secrets:
@@ -277,6 +450,18 @@ class _Secrets:
         self.bundles: dict[tuple[int, int], tuple[int, str, int]] = {}  # (giver, token) -> ...
         self.opened = 0
         self.picks = 0
+        self.next_commit = 0  # commit_no runs 0, 1, 2, ... in log order, without gaps
+
+    def _number(self, commit_no: Any, seq: int, kind: str) -> None:
+        if commit_no != self.next_commit:
+            raise _Bad(
+                seq,
+                "commitment",
+                f"commit_no is {commit_no!r}, the game's next commitment is number {self.next_commit} (they "
+                "run 0, 1, 2, ... in the log's order)",
+                kind,
+            )
+        self.next_commit += 1
 
     def _salt(self, commit_no: Any, seq: int, kind: str) -> bytes:
         if type(commit_no) is not int or commit_no < 0:
@@ -286,11 +471,13 @@ class _Secrets:
     def check(self, seq: int, kind: str, data: Mapping[str, Any], state: Any) -> None:
         if kind == "ActionChosen":
             salt = self._salt(data.get("commit_no"), seq, kind)
+            self._number(data["commit_no"], seq, kind)
             if rng.commitment(salt, {"action": data.get("action")}) != data.get("commitment"):
                 raise _Bad(seq, "commitment", "the commitment is not SHA-256(salt || the chosen card)", kind)
             self.actions[data["seat"]] = (data["commit_no"], data["commitment"], seq)
         elif kind == "PayoffOffered" and data.get("commitment") is not None:
             salt = self._salt(data.get("commit_no"), seq, kind)
+            self._number(data["commit_no"], seq, kind)
             if rng.commitment(salt, {"loot": sorted(data.get("loot") or [])}) != data["commitment"]:
                 raise _Bad(
                     seq, "commitment", "the commitment is not SHA-256(salt || the bundle's cards)", kind
@@ -345,11 +532,29 @@ class _Secrets:
 
 def _diff(stored: Mapping[str, Any], expected: Mapping[str, Any]) -> list[str]:
     keys = sorted(set(stored) | set(expected))
-    return [k for k in keys if stored.get(k, ...) != expected.get(k, ...)]
+    return [
+        k
+        for k in keys
+        if k not in stored or k not in expected or canonical_json(stored[k]) != canonical_json(expected[k])
+    ]
+
+
+def _holder(holders: Sequence[Sequence[tuple[int, int | None]]], seat: Any, seq: int) -> Any:
+    """The player id holding ``seat`` at event ``seq`` (None: a bot); ``...``: no such seat."""
+    if type(seat) is not int or not 0 <= seat < len(holders):
+        return ...
+    who: int | None = None
+    for since, player_id in holders[seat]:
+        if since <= seq:
+            who = player_id
+    return who
 
 
 def _replay(
-    rs: Ruleset[Any], events: Sequence[Mapping[str, Any]], seed: bytes, players: Mapping[int, int | None]
+    rs: Ruleset[Any],
+    events: Sequence[Mapping[str, Any]],
+    seed: bytes,
+    holders: Sequence[Sequence[tuple[int, int | None]]],
 ) -> tuple[int, _Secrets]:
     secrets = _Secrets(seed) if rs.slug == "goodcritters" else None
     state = rs.initial_state()
@@ -373,9 +578,9 @@ def _replay(
         if "seat" not in stored_command:
             raise _Bad(start, "format", "the stored command has no acting seat", first["type"])
         seat = stored_command.pop("seat")
-        # who acted: the player in the command's seat, or nobody (the system, a bot, a seat on autopilot); a
-        # command is never attributed to another player
-        acting = players.get(seat, ...) if type(seat) is int else None
+        # who acted: the player holding the command's seat at that event, or nobody (the system, a bot, a seat
+        # on autopilot); a command is never attributed to another player
+        acting = _holder(holders, seat, start) if seat is not None else None
         if acting is ... or first["actor"] not in (None, acting):
             raise _Bad(
                 start,
@@ -437,7 +642,8 @@ def _replay(
                     "them",
                     kind,
                 )
-            if data != expected[k]:
+            # compared as JSON (canonical bytes), not as Python values: true is not 1, 1.0 is not 1
+            if data != expected[k] or canonical_json(data) != canonical_json(expected[k]):
                 fields = _diff(data, expected[k])
                 check = "rules"
                 if kind == "GameStarted" and set(fields) <= _SETUP_RANDOM:
@@ -469,20 +675,38 @@ def _replay(
     return commands, secrets or _Secrets(seed)
 
 
-def verify_record(record: Any) -> Verdict:
-    """Check a record (the parsed JSON of docs/AUDIT.md) and return the :class:`Verdict`."""
+def verify_record(
+    record: Any, *, checkpoints: Sequence[tuple[int, str]] = (), keys: Sequence[Any] | None = None
+) -> Verdict:
+    """Check a record (the parsed JSON of docs/AUDIT.md) and return the :class:`Verdict`. ``checkpoints``:
+    ``(seq, public head)`` pairs a watcher saved while the game ran; ``keys``: the server's Ed25519 public
+    keys (``games.audit.signature.public_keys_from``): the record must then be signed by one of them."""
     verdict = Verdict(ok=False)
     try:
-        game, events = _check_format(record)
+        game, events, version = _check_format(record)
         verdict.game = game["id"]
         verdict.events = len(events)
+        verdict.format_version = version
+        if keys is not None:
+            from . import signature  # needs the cryptography package, only when a key is given
+
+            why = signature.check(record, list(keys))
+            if why is not None:
+                raise _Bad(None, "signature", why)
+            verdict.signed_by = record["signature"]["key_id"]
+            verdict.checks.append("signature")
         _check_chain(game["id"], events, record["head_hash"])
         verdict.checks.append("chain")
         verdict.head_hash = record["head_hash"]
-        seed = _check_seed(record, game, events)
+        verdict.public_head_hash = _check_public(record, game, events, version, checkpoints)
+        verdict.checkpoints = len(checkpoints)
+        verdict.checks.append("public")
+        seed = _check_seed(record, game, events, version)
         verdict.checks.append("seed")
-        players = {s["seat"]: s["player_id"] for s in record["seats"]}
-        commands, secrets = _replay(RULESETS[game["ruleset"]], events, seed, players)
+        verdict.fair = events[0]["data"].get("fair") is True and game["fair"] is True
+        holders = _check_seats(record, events, version)
+        verdict.checks.append("seats")
+        commands, secrets = _replay(RULESETS[game["ruleset"]], events, seed, holders)
         verdict.checks += ["commitment", "random", "rules"]
         verdict.commands = commands
         verdict.commitments = secrets.opened
@@ -497,13 +721,25 @@ def verify_record(record: Any) -> Verdict:
     return verdict
 
 
-def verify_file(path: str | Path) -> Verdict:
+def parse_checkpoint(text: str) -> tuple[int, str]:
+    """``SEQ:HEAD`` (an event number and 64 lowercase hex digits) -> ``(seq, head)``; ValueError else."""
+    seq, sep, head = text.strip().partition(":")
+    if not sep or not seq.isdigit() or not _is_hex(head, 64) or int(seq) < 1:
+        raise ValueError(
+            f"a checkpoint is SEQ:HEAD (an event number and 64 lowercase hex digits), not {text!r}"
+        )
+    return int(seq), head
+
+
+def verify_file(
+    path: str | Path, *, checkpoints: Sequence[tuple[int, str]] = (), keys: Sequence[Any] | None = None
+) -> Verdict:
     """Read and check a record file; an unreadable file is a ``format`` failure of the record."""
     try:
         record = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         return Verdict(ok=False, error=Finding(None, "format", f"cannot read {path} as JSON: {exc}"))
-    return verify_record(record)
+    return verify_record(record, checkpoints=checkpoints, keys=keys)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -513,12 +749,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("record", help="the record's JSON file (GET /api/v1/games/{id}/record)")
     parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    parser.add_argument(
+        "--checkpoint",
+        action="append",
+        default=[],
+        metavar="SEQ:HEAD",
+        help="a public chain head a watcher saved while the game ran (`public_head` of any state response): "
+        "the record must have the same public hash at event SEQ (repeatable)",
+    )
+    parser.add_argument(
+        "--key",
+        metavar="KEY",
+        help="the server's public key (the JSON of /.well-known/goodcritters-record-key, a JWK, 64 hex "
+        "digits, or a file holding one): the record must be signed by it",
+    )
     args = parser.parse_args(argv)
     path = Path(args.record)
     if not path.is_file():
         print(f"no such file: {path}", file=sys.stderr)
         return 2
-    verdict = verify_file(path)
+    try:
+        checkpoints = [parse_checkpoint(c) for c in args.checkpoint]
+        keys = None
+        if args.key is not None:
+            from . import signature
+
+            keys = signature.public_keys_from(args.key)
+    except ValueError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    verdict = verify_file(path, checkpoints=checkpoints, keys=keys)
     if (
         verdict.error is not None
         and verdict.error.seq is None

@@ -113,8 +113,10 @@ class Waiting:
     """Which step the game is waiting on, and for whom (inbox, timers, bots).
 
     ``step_no`` increases every time a waiting step opens; a timer carries it and is a no-op if the game
-    has moved on. ``seats`` are the seats that still have to act for the step to close. ``due_at`` is the
-    deadline written into the log for this step, or ``None`` when the step has no deadline.
+    has moved on. ``seats`` are the seats that still have to act for the step to close. ``due_at`` is when
+    the game next moves by itself (the service's timer: ``expire_command(step_no)`` applies it): the deadline
+    written into the log for this step, or, while the game is paused, the end of the pause (GoodCritters,
+    R7.6); ``None`` when there is no such time.
     """
 
     step_no: int

@@ -8,7 +8,8 @@ import copy
 from datetime import timedelta
 from typing import Any
 
-from games.audit.record import Batch, assemble, chain, simulated_record
+from games.audit import public
+from games.audit.record import Batch, assemble, chain, seat_entries, simulated_record
 from games.audit.verify import event_hash
 from games.rules.core import Context
 from games.rules.registry import get_ruleset
@@ -86,28 +87,29 @@ def absent_record(players: int, options: dict[str, Any], *, game_no: int = 0) ->
         "started_at": events[0]["created_at"],
         "ended_at": events[-1]["created_at"],
     }
-    seats = [
-        {
-            "seat": s,
-            "uid": uid,
-            "player_id": 100 + int(uid[1:]),
-            "player": uid,
-            "display_name": uid.upper(),
-            "bot": None,
-        }
-        for s, uid in enumerate(started["players"])
-    ]
+
+    def who(uid: str) -> dict[str, Any]:
+        return {"player_id": 100 + int(uid[1:]), "player": uid, "display_name": uid.upper(), "bot": None}
+
+    seats = seat_entries(events, who)
     return assemble(meta, seats, events)
 
 
 def rechain(record: dict[str, Any]) -> dict[str, Any]:
     """What a forger would do after editing events: renumber nothing, but recompute every prev_hash and
-    hash and the head, so the hash chain holds again."""
-    prev = "0" * 64
+    hash and the head, and the public chain, so both chains hold again (the signature is another matter)."""
+    prev = prev_public = "0" * 64
     for event in record["events"]:
         event["prev_hash"] = prev
         event["hash"] = prev = event_hash(record["game"]["id"], event)
+        if "public_hash" in event:
+            prev_public = public.chain_hash(
+                record["game"]["ruleset"], record["game"]["id"], event, prev_public
+            )
+            event["public_hash"] = prev_public
     record["head_hash"] = prev
+    if "public_head_hash" in record:
+        record["public_head_hash"] = prev_public
     return record
 
 

@@ -13,6 +13,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from games import services
+from games.audit import signature
 from games.audit.verify import verify_record
 from games.models import Game, GameStatus
 from games.rules.registry import get_ruleset
@@ -48,7 +49,7 @@ def test_the_record_of_a_finished_game_verifies(alice: Api, finished: Game, tmp_
     assert response.status_code == 200, response.content
     record = response.json()
     assert record["format"] == "goodcritters.record"
-    assert record["format_version"] == 1
+    assert record["format_version"] == 2
     assert record["game"]["id"] == finished.pk
     assert record["game"]["ruleset_version"] == RULESET.version
     assert record["game"]["options"] == finished.options
@@ -69,7 +70,10 @@ def test_the_record_of_a_finished_game_verifies(alice: Api, finished: Game, tmp_
     assert served.status_code == 200
     assert served.json()["ok"] is True
     assert served.json()["error"] is None
-    assert served.json() == verdict.to_json()
+    jwks = alice.client.get("/.well-known/goodcritters-record-key")
+    assert jwks.status_code == 200
+    keys = signature.public_keys_from(jwks.content.decode())
+    assert served.json() == verify_record(record, keys=keys).to_json()
 
     path = tmp_path / "record.json"
     path.write_text(response.content.decode())

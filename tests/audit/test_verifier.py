@@ -46,7 +46,7 @@ ABSENT: list[tuple[int, dict[str, Any]]] = [
 def assert_ok(verdict: Verdict) -> None:
     assert verdict.ok, verdict.text()
     assert verdict.error is None
-    assert verdict.checks == ["chain", "seed", "commitment", "random", "rules"]
+    assert verdict.checks == ["chain", "public", "seed", "seats", "commitment", "random", "rules"]
 
 
 def assert_caught(verdict: Verdict, seq: int | None, check: str) -> None:
@@ -250,7 +250,7 @@ def test_a_changed_time_is_caught(record: dict[str, Any]) -> None:
 
 def test_an_unfinished_or_malformed_record_is_refused(record: dict[str, Any]) -> None:
     assert_caught(verify_record([]), None, "format")
-    assert_caught(verify_record({**record, "format_version": 2}), None, "format")
+    assert_caught(verify_record({**record, "format_version": 3}), None, "format")
     assert_caught(verify_record({**record, "seed": "zz"}), 1, "seed")
     bad = tampered(record)
     bad["events"][3]["surprise"] = 1
@@ -312,7 +312,7 @@ def test_random_forgeries_never_pass_and_never_crash_the_verifier(record: dict[s
         bad = tampered(record)
         event = rnd.choice(bad["events"])
         # (with recomputed hashes, editing a hash or a free-text id changes nothing the verifier could see)
-        free = {("hash",), ("prev_hash",), ("command_id",)} if attempt % 2 else set()
+        free = {("hash",), ("prev_hash",), ("public_hash",), ("command_id",)} if attempt % 2 else set()
         path = rnd.choice([p for p in _leaves(event) if p not in free])
         holder: Any = event
         for key in path[:-1]:

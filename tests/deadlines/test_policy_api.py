@@ -160,9 +160,12 @@ def test_the_creator_pauses_and_resumes_and_the_deadline_moves_by_the_paused_tim
     paused = _events(gid, "GamePaused")
     assert paused[0]["by"] == "creator"
     game = Game.objects.get(pk=gid)
-    assert game.deadline_at is None  # no deadline runs while paused: nothing for the sweeper
+    # no deadline runs while paused: the sweeper's one timer is the end of the longest pause (R7.6)
+    pause_end = datetime.fromisoformat(paused[0]["at"]) + timedelta(days=7)
+    assert game.deadline_at == pause_end
     state = creator.get(f"/api/v1/games/{gid}/state").json()
-    assert state["waiting"]["due_at"] is None
+    assert state["waiting"]["due_at"] == pause_end.isoformat().replace("+00:00", "Z")
+    assert state["state"]["pause_until"] == pause_end.isoformat()
     assert state["state"]["paused_at"] == paused[0]["at"]
     assert set(state["legal_commands"]) == {"Resign", "SendMessage"}
     assert_problem(creator.command(gid, "distribute-loot", {"shares": [[], [], [], []]}), 409, "paused")
@@ -191,8 +194,9 @@ def test_players_pause_and_resume_by_a_majority_vote_when_the_option_says_so() -
     assert not _events(gid, "GamePaused")  # 2 of 4 is not a majority
     assert_problem(table.apis[3].command(gid, "vote-pause", {"pause": False}), 409, "not_paused")
     assert table.apis[3].command(gid, "vote-pause", {"pause": True}).status_code == 200
-    assert _events(gid, "GamePaused")[0]["by"] == "vote"
-    assert Game.objects.get(pk=gid).deadline_at is None
+    paused = _events(gid, "GamePaused")[0]
+    assert paused["by"] == "vote"
+    assert Game.objects.get(pk=gid).deadline_at == datetime.fromisoformat(paused["at"]) + timedelta(days=7)
     for seat in (0, 1, 2):
         assert table.apis[seat].command(gid, "vote-pause", {"pause": False}).status_code == 200
     assert _events(gid, "GameResumed")[0]["by"] == "vote"

@@ -8,6 +8,7 @@ strict spec-compliant parser), and its cross references are checked.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -59,3 +60,49 @@ def test_exactly_one_beat_and_the_broker_never_evicts(compose: dict[str, Any]) -
     beats = [name for name, s in services.items() if "beat" in " ".join(map(str, s.get("command", [])))]
     assert beats == ["beat"]
     assert "noeviction" in services["redis"]["command"]
+
+
+def _default(value: str) -> int:
+    """``${NAME:-12}`` → 12 (the value Compose substitutes when NAME is unset), or a plain number."""
+    match = re.fullmatch(r"\$\{\w+:-(\d+)\}", value.strip()) or re.fullmatch(r"(\d+)", value.strip())
+    assert match, f"not a number or a defaulted variable: {value!r}"
+    return int(match.group(1))
+
+
+def test_database_connections_stay_under_max_connections(compose: dict[str, Any]) -> None:
+    """Every process that talks to PostgreSQL, at its most (issue 13, item 4): the web container's gunicorn
+    processes and the stream process each with a full pool, each Celery worker process with one connection
+    (and one migration), under the server's max_connections less the 3 reserved for superusers."""
+    services = compose["services"]
+    env = services["web"]["environment"]
+    pool_max = _default(env["DB_POOL_MAX_SIZE"])
+    web_processes = _default(env["WEB_WORKERS"])
+    assert '--workers \\"${WEB_WORKERS:-' in (ROOT / "Dockerfile").read_text(), (
+        "the image's CMD reads WEB_WORKERS"
+    )
+    concurrency = next(c for c in services["worker"]["command"] if str(c).startswith("--concurrency="))
+    worker_processes = _default(concurrency.split("=", 1)[1])
+    postgres = " ".join(services["postgres"]["command"])
+    max_connections = _default(re.search(r"max_connections=(\S+)", postgres).group(1))  # type: ignore[union-attr]
+    threads = _default(env["WEB_THREADS"])
+    assert pool_max <= threads, "a web process never runs more requests at once than it has threads"
+    scales = [(1, 1)]  # replicas of web and worker: one each, and the README's scaled-out example
+    example = re.search(r"--scale web=(\d+) --scale worker=(\d+)", (ROOT / "README.md").read_text())
+    assert example, "the README shows how to scale out"
+    scales.append((int(example.group(1)), int(example.group(2))))
+    for web_replicas, worker_replicas in scales:
+        used = (web_replicas * web_processes + 1) * pool_max + worker_replicas * worker_processes + 1
+        assert used <= max_connections - 3, (web_replicas, worker_replicas, used, max_connections)
+    for name in ("migrate", "web", "stream", "worker", "beat"):  # one configuration for every app service
+        assert services[name]["environment"]["DB_POOL_MAX_SIZE"] == env["DB_POOL_MAX_SIZE"]
+
+
+def test_no_server_takes_the_client_address_from_a_header_it_cannot_trust(compose: dict[str, Any]) -> None:
+    """No proxy runs in this file: web and stream are published directly, so TRUSTED_PROXY_COUNT is 0 and
+    the ASGI server does not rewrite the peer from X-Forwarded-For (uvicorn's proxy headers are off)."""
+    services = compose["services"]
+    assert not any(
+        "nginx" in str(s.get("image", "")) or "traefik" in str(s.get("image", "")) for s in services.values()
+    )
+    assert _default(services["web"]["environment"]["TRUSTED_PROXY_COUNT"]) == 0
+    assert "--no-proxy-headers" in services["stream"]["command"]

@@ -26,14 +26,18 @@ class Received:
     headers: dict[str, str]
     body: bytes
     answered: int
+    at: float = field(default_factory=time.monotonic)
+    """When it arrived (``time.monotonic``)."""
 
 
 @dataclass
 class Receiver:
-    """POSTs are recorded; the first ``fail_first`` answer 500 (then 204); ``always_fail`` answers 503."""
+    """POSTs are recorded; the first ``fail_first`` answer 500 (then 204); ``always_fail`` answers 503;
+    ``fail_for(seconds)`` answers 500 to everything for that long (an outage in time)."""
 
     fail_first: int = 0
     always_fail: bool = False
+    fail_until: float = 0.0
     requests: list[Received] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     server: ThreadingHTTPServer | None = None
@@ -50,7 +54,11 @@ class Receiver:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("content-length") or 0))
                 with receiver.lock:
-                    failing = receiver.always_fail or len(receiver.requests) < receiver.fail_first
+                    failing = (
+                        receiver.always_fail
+                        or len(receiver.requests) < receiver.fail_first
+                        or time.monotonic() < receiver.fail_until
+                    )
                     status = (503 if receiver.always_fail else 500) if failing else 204
                     receiver.requests.append(Received(dict(self.headers.items()), body, status))
                 self.send_response(status)
@@ -63,6 +71,10 @@ class Receiver:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         return self
+
+    def fail_for(self, seconds: float) -> None:
+        with self.lock:
+            self.fail_until = time.monotonic() + seconds
 
     def stop(self) -> None:
         if self.server is not None:

@@ -145,7 +145,15 @@ def test_a_full_game_over_the_stream_every_event_once_in_order_across_a_reconnec
     # then every later event exactly once, in order, across the reconnect
     assert follower.connections == 2
     assert follower.ids == [e["seq"] for e in follower.events] == list(range(v0 + 1, game.version + 1))
-    assert follower.ended == {"version": game.version, "head_hash": game.head_hash}
+    public_head = {"seq": game.version, "hash": game.public_head_hash}
+    assert follower.ended == {
+        "version": game.version,
+        "head_hash": game.head_hash,
+        "public_head": public_head,
+        "reason": "game_over",
+    }
+    # the public chain's head at the snapshot's version (a watcher's checkpoint, docs/AUDIT.md)
+    assert snapshot["public_head"] == {"seq": v0, "hash": rows[v0 - 1].public_hash}
     # each one redacted for seat 1 (secrets are public only once the game is over, R8.3)
     for item, row in zip(follower.events, rows[v0:], strict=True):
         event = RULESET.event_from_json(row.data)
@@ -347,7 +355,12 @@ def test_a_stream_of_a_game_cancelled_before_its_start_ends(server: AsgiServer) 
         assert creator.post(f"/api/v1/games/{game_id}/cancel").status_code == 200
         end = next(messages)  # no event, no hint: the poller notices the cancellation
     assert end["event"] == "end"
-    assert json.loads(end["data"]) == {"version": 0, "head_hash": None}
+    assert json.loads(end["data"]) == {
+        "version": 0,
+        "head_hash": None,
+        "public_head": {"seq": 0, "hash": "0" * 64},
+        "reason": "game_cancelled",
+    }
 
 
 def test_a_stream_resumes_on_a_new_server_process_with_nothing_skipped_or_repeated(tmp_path: Any) -> None:

@@ -313,29 +313,6 @@ def test_retries_back_off_exponentially() -> None:
 
 
 @pytest.mark.django_db
-@override_settings(WEBHOOK_DISABLE_AFTER_FAILURES=3, WEBHOOK_MAX_ATTEMPTS=2)
-def test_an_endpoint_that_keeps_failing_is_disabled_with_a_notice() -> None:
-    apis = [make_api() for _ in range(4)]
-    with receiver(always_fail=True) as rec:
-        hook = register(apis[0], rec.url, ["game.started", "game.event"])
-        new_game(apis)
-        drain()
-        assert len(rec.requests) == 3
-    ep = apis[0].get(f"/api/v1/me/webhooks/{hook['id']}").json()
-    assert ep["enabled"] is False
-    assert "3 failed attempts in a row" in ep["disabled_reason"]
-    assert "503" in ep["disabled_reason"]
-    statuses = set(Delivery.objects.values_list("status", flat=True))
-    assert statuses <= {DeliveryStatus.FAILED, DeliveryStatus.CANCELLED}
-    assert DeliveryStatus.CANCELLED in statuses
-    # a disabled endpoint gets nothing new
-    before = Delivery.objects.count()
-    game2 = new_game([apis[0], make_api(), make_api(), make_api()])
-    assert not Delivery.objects.filter(game_id=game2).exists()
-    assert Delivery.objects.count() == before
-
-
-@pytest.mark.django_db
 def test_attempting_twice_sends_once() -> None:
     apis = [make_api() for _ in range(4)]
     with receiver() as rec:

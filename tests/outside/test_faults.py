@@ -141,6 +141,10 @@ def assert_consistent(pg: PrivatePostgres, game: Game) -> None:
         served = game.view(p)
         assert served["version"] == len(log)
         assert served["state"] == RULESET.view_for(replay, served["viewer"])
+    if RULESET.is_terminal(replay):  # a game finished through the outages verifies (docs/AUDIT.md)
+        verdict = game.seats[0].get(f"/api/v1/games/{game.id}/verify")
+        assert verdict.status_code == 200, verdict.text
+        assert verdict.json()["ok"] is True, verdict.json()["error"]
 
 
 def test_postgres_crash_and_redis_restart_mid_game(

@@ -131,7 +131,8 @@ def test_the_creator_pauses_and_the_deadline_moves_by_the_paused_time() -> None:
     g = g.when(c.PauseGame(seat=None), now=later(100)).then(
         e.GamePaused(at=later(100).isoformat(), by="creator")
     )
-    assert RULESET.waiting(g.state).due_at is None  # type: ignore[union-attr]
+    # no deadline runs: the game's one timer is the end of the longest pause (R7.6, a week by default)
+    assert RULESET.waiting(g.state).due_at == later(100) + timedelta(days=7)  # type: ignore[union-attr]
     assert RULESET.warn_at(g.state) is None
     g.when(c.PauseGame(seat=None), now=later(101)).raises("already_paused")
     g.when(c.DistributeLoot(seat=0, shares=((),) * 5)).raises("paused")

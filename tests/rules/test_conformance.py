@@ -159,7 +159,8 @@ class Game:
         if rnd.random() < 0.01:
             to = rnd.choice([None, (0,), (1, 2)])
             seat = rnd.randrange(3, self.n)
-            if state.phase != "over":
+            # The state now, not the one read before the resignation and the noise: either may end the game.
+            if self.state.phase != "over":
                 assert self.apply(c.SendMessage(seat=seat, text="let's make a deal", to=to))
 
     def expire(self) -> bool:

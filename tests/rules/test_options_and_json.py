@@ -34,6 +34,7 @@ def test_default_options_are_the_base_game() -> None:
     assert (options.payoffs, options.boss_term_limit, options.fuzz_depth) == (False, None, "standard")
     assert (options.no_vote_rule, options.shuffle_seats, options.timeout_action) == ("english", False, "none")
     assert (options.deadline_distribute, options.deadline_choose) == (None, None)
+    assert options.max_pause == 7 * 24 * 3600  # R7.6: the longest pause, a week by default
 
 
 def test_options_round_trip_through_json() -> None:
@@ -48,6 +49,7 @@ def test_options_round_trip_through_json() -> None:
         "absence": {"extensions": 2, "autopilot_after": None},
         "pause_by": "vote",
         "warn_before": 600,
+        "max_pause": 86400,
     }
     options = RULESET.parse_options(raw)
     assert RULESET.options_to_json(options) == raw
@@ -87,6 +89,12 @@ def test_options_round_trip_through_json() -> None:
         ({"pause_by": "anyone"}, "pause_by"),
         ({"warn_before": -1}, "warn_before"),
         ({"warn_before": 1.5}, "warn_before"),
+        ({"max_pause": None}, "max_pause"),
+        ({"max_pause": 0}, "max_pause"),
+        ({"max_pause": 30 * 24 * 3600 + 1}, "max_pause"),
+        ({"max_pause": True}, "max_pause"),
+        ({"max_pause": 3600.0}, "max_pause"),
+        ({"max_pause": "3600"}, "max_pause"),
     ],
 )
 def test_bad_options_are_refused_naming_the_key(raw: dict[str, Any], key: str) -> None:

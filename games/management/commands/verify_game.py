@@ -13,7 +13,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from critters_api.problems import Problem
-from games.audit.verify import Verdict, verify_file, verify_record
+from games.audit import signature
+from games.audit.verify import Verdict, parse_checkpoint, verify_file, verify_record
 
 
 class Command(BaseCommand):
@@ -23,16 +24,33 @@ class Command(BaseCommand):
         parser.add_argument("record", nargs="?", help="the record's JSON file")
         parser.add_argument("--game", type=int, help="verify this finished game's record from the database")
         parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
+        parser.add_argument(
+            "--checkpoint",
+            action="append",
+            default=[],
+            metavar="SEQ:HEAD",
+            help="a public chain head saved while the game ran (repeatable; docs/AUDIT.md)",
+        )
+        parser.add_argument(
+            "--key",
+            metavar="KEY",
+            help="check the record's signature with this public key (JWK set, JWK, hex)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         path, game_id = options.get("record"), options.get("game")
         if (path is None) == (game_id is None):
             raise CommandError("give a RECORD.json file or --game ID (one of them)", returncode=2)
+        try:
+            checkpoints = [parse_checkpoint(c) for c in options.get("checkpoint") or []]
+            keys = signature.public_keys_from(options["key"]) if options.get("key") else None
+        except ValueError as exc:
+            raise CommandError(str(exc), returncode=2) from None
         verdict: Verdict
         if path is not None:
             if not Path(path).is_file():
                 raise CommandError(f"no such file: {path}", returncode=2)
-            verdict = verify_file(path)
+            verdict = verify_file(path, checkpoints=checkpoints, keys=keys)
             if (
                 not verdict.ok
                 and verdict.error is not None
@@ -51,7 +69,7 @@ class Command(BaseCommand):
                 record = game_record(game)
             except Problem as problem:
                 raise CommandError(str(problem.detail), returncode=2) from None
-            verdict = verify_record(record)
+            verdict = verify_record(record, checkpoints=checkpoints, keys=keys)
         self.stdout.write(json.dumps(verdict.to_json(), indent=2) if options["json"] else verdict.text())
         if not verdict.ok:
             raise CommandError("the record does not hold (see above)", returncode=1)

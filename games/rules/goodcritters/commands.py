@@ -17,7 +17,8 @@ Cards = tuple[int, ...]
 class StartGame:
     """System. ``players`` in join order; ``seed`` 32 secret bytes. Operator setup (the game is then not
     fair): ``seats`` (player ids in seat order), ``stashes`` (card ids per seat) with ``pile`` (card ids top
-    first, The Fuzz! = 140 included), ``boss`` (first Boss seat)."""
+    first, The Fuzz! = 140 included), ``boss`` (first Boss seat), ``fixed_seed`` (the seed was chosen by an
+    operator, not drawn at random; absent from commands stored before it existed, read as false)."""
 
     TYPE = "StartGame"
     seat: None
@@ -29,6 +30,7 @@ class StartGame:
     stashes: tuple[Cards, ...] | None = None
     pile: Cards | None = None
     boss: int | None = None
+    fixed_seed: bool = False
 
 
 @dataclass(frozen=True, slots=True)

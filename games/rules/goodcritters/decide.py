@@ -65,7 +65,7 @@ from .commands import (
 from .errors import fail, rule_error
 from .evolve import evolve
 from .options import MAX_DEADLINE_SECONDS, Options
-from .state import CHOOSE, DISTRIBUTE, OVER, SETUP, State, Trade
+from .state import CHOOSE, DISTRIBUTE, OVER, SETUP, State, Trade, pause_end
 
 MAX_MESSAGE_LENGTH = 2000
 MAX_OPEN_TRADES = 10  # open offers per player
@@ -95,10 +95,15 @@ def _utc(now: datetime) -> datetime:
 
 
 def _due_at(run: _Run, step: str) -> str | None:
-    seconds = run.state.options.deadline(step)
+    """The deadline of a step opening now (R7.1). While paused no deadline runs: a step that opens during a
+    pause opens as if at the pause's start, so that the resume, which moves the deadline by the time paused,
+    gives it its full duration from the resume, not more (R7.6)."""
+    state = run.state
+    seconds = state.options.deadline(step)
     if seconds is None:
         return None
-    return (_utc(run.ctx.now) + timedelta(seconds=seconds)).isoformat()
+    start = datetime.fromisoformat(state.paused_at) if state.paused_at is not None else _utc(run.ctx.now)
+    return (start + timedelta(seconds=seconds)).isoformat()
 
 
 def _ready_seats(state: State, *seats: int | None) -> tuple[int, ...]:
@@ -213,7 +218,8 @@ def _start(run: _Run, command: StartGame) -> None:
             players=seats,
             boss=boss,
             options=command.options,
-            fair=not operator and command.seats is None and command.boss is None,
+            # fair: nothing an operator fixed (the seed, the deal, the seats or the first Boss)
+            fair=not operator and command.seats is None and command.boss is None and not command.fixed_seed,
             seed=command.seed.hex(),
             seed_commitment=rng.seed_commitment(command.seed),
             stashes=stashes,
@@ -386,18 +392,20 @@ def _rob(run: _Run, robber: int) -> None:
 
 
 def _next_boss(state: State, boss: int) -> int:
-    """The next player clockwise, skipping resigned players (R4.2, R7.4)."""
+    """The next player clockwise, skipping resigned players (R4.2, R7.4); the Boss when there is none: with
+    every other player resigned, or every player (R7.6), nobody can take the job (ruling 13)."""
     n = state.n
     for i in range(1, n):
         seat = (boss + i) % n
         if not state.resigned[seat]:
             return seat
-    return boss if not state.resigned[boss] else (boss + 1) % n
+    return boss
 
 
 def _first_no_voter(state: State, boss: int) -> int:
     """R4.3: the first player clockwise from the Boss, not counting the Boss, who revealed Vote No
-    (resigned players skipped, R7.4; if none is left, the next player clockwise)."""
+    (resigned players skipped, R7.4; if none is left, the next player clockwise who has not resigned, and
+    the Boss when there is none, R7.6)."""
     n = state.n
     for i in range(1, n):
         seat = (boss + i) % n
@@ -808,6 +816,10 @@ def _resign(run: _Run, seat: int, command: Resign) -> None:
     theirs = tuple(t.trade_id for t in run.state.trades if seat in (t.seat, t.to))
     if theirs:  # their open offers lapse with them
         run.emit(ev.TradesLapsed(trade_ids=theirs))
+    if run.state.paused_at is not None and all(run.state.resigned):
+        _resume(run, "resigned")  # R7.6: no seat is left that could resume the pause (ruling 31)
+    else:  # one voter fewer: the votes already cast may be a majority (ruling 28)
+        _count_pause_votes(run)
     state = run.state
     if state.phase == DISTRIBUTE and state.boss == seat:
         _auto_distribute(run, "resigned")
@@ -835,9 +847,14 @@ def _expire(run: _Run, command: ExpireDeadline) -> None:
     is cleared) instead of the default plays; a seat that has missed ``autopilot_after`` deadlines in a row
     goes on autopilot."""
     state = run.state
-    if command.step_no != state.step_no or state.due_at is None or state.phase not in (DISTRIBUTE, CHOOSE):
+    if command.step_no != state.step_no or state.phase not in (DISTRIBUTE, CHOOSE):
         return
-    if state.paused_at is not None or _utc(run.ctx.now) < datetime.fromisoformat(state.due_at):
+    if state.paused_at is not None:  # the timer of a pause is its end (R7.6)
+        end = pause_end(state)
+        if end is not None and _utc(run.ctx.now) >= end:
+            _resume(run, "limit")
+        return
+    if state.due_at is None or _utc(run.ctx.now) < datetime.fromisoformat(state.due_at):
         return
     missed = missing_seats(state)
     if missed:
@@ -859,14 +876,18 @@ def _expire(run: _Run, command: ExpireDeadline) -> None:
         return
     run.emit(ev.DeadlinePassed(step_no=state.step_no, step=state.phase, due_at=state.due_at))
     after = state.options.autopilot_after
+    engaged = False
     if after is not None:
         for seat in missed:
             if run.state.misses[seat] >= after and not run.state.autopilot[seat]:
                 run.emit(ev.AutopilotEngaged(seat=seat, reason="absent"))
+                engaged = True
     if state.phase == DISTRIBUTE:
         _auto_distribute(run, "deadline")
     else:
         _close_choose(run, "deadline")
+    if engaged:  # fewer seats vote now: the votes already cast may be a majority (ruling 28)
+        _count_pause_votes(run)
 
 
 def missing_seats(state: State) -> tuple[int, ...]:
@@ -943,6 +964,20 @@ def _voters(state: State) -> tuple[int, ...]:
     return tuple(s for s in range(state.n) if not state.resigned[s] and not state.autopilot[s])
 
 
+def _count_pause_votes(run: _Run) -> None:
+    """``pause_by = "vote"``: pause (or, while paused, resume) when the votes cast are a strict majority of
+    the seats still playing (ruling 28)."""
+    state = run.state
+    if state.options.pause_by != "vote" or not state.pause_votes or state.phase == OVER:
+        return
+    voters = _voters(state)
+    if len(state.pause_votes & set(voters)) * 2 > len(voters):
+        if state.paused_at is None:
+            _pause(run, "vote")
+        else:
+            _resume(run, "vote")
+
+
 def _pause(run: _Run, by: str) -> None:
     if run.state.paused_at is not None:
         fail("already_paused", "the game is already paused")
@@ -980,12 +1015,7 @@ def _vote_pause(run: _Run, seat: int, command: VotePause) -> None:
     if seat in state.pause_votes:
         fail("no_change", "you have already voted")
     run.emit(ev.PauseVoted(seat=seat, pause=command.pause))
-    voters = _voters(run.state)
-    if len(run.state.pause_votes & set(voters)) * 2 > len(voters):
-        if command.pause:
-            _pause(run, "vote")
-        else:
-            _resume(run, "vote")
+    _count_pause_votes(run)
 
 
 def _take_back(run: _Run, seat: int, command: TakeBackSeat) -> None:
@@ -1076,4 +1106,4 @@ def step(state: State, command: Command, ctx: Context) -> tuple[list[ev.Event], 
     return run.events, run.state
 
 
-__all__ = ["RuleError", "decide", "final_scores", "fuzz_position", "step"]
+__all__ = ["RuleError", "decide", "final_scores", "fuzz_position", "pause_end", "step"]

@@ -521,7 +521,9 @@ class GamePaused:
 
 @dataclass(frozen=True, slots=True)
 class GameResumed:
-    """Play by web: the game runs again; the current deadline moved by ``paused_seconds`` to ``due_at``."""
+    """Play by web: the game runs again; the current deadline moved by ``paused_seconds`` to ``due_at``.
+    ``by``: ``creator`` | ``vote`` | ``limit`` (the game's ``max_pause`` ran out) | ``resigned`` (no seat that
+    could resume was left), R7.6."""
 
     TYPE = "GameResumed"
     VERSION = 1

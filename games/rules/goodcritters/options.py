@@ -27,6 +27,7 @@ MAX_BOSS_TERM_LIMIT: Final[int] = 50
 MAX_EXTENSIONS: Final[int] = 10
 MAX_AUTOPILOT_AFTER: Final[int] = 20
 PAUSE_BY: Final[tuple[str, ...]] = ("creator", "vote")
+DEFAULT_MAX_PAUSE: Final[int] = 7 * 24 * 3600  # R7.6: the longest pause, by default a week
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +48,7 @@ class Options:
     autopilot_after: int | None = 3
     pause_by: str = "creator"  # who pauses and resumes: the game's creator, or a vote of the players
     warn_before: int | None = None  # seconds before a deadline to warn (None: a quarter of the step; 0: off)
+    max_pause: int = DEFAULT_MAX_PAUSE  # R7.6: seconds after which a pause ends by itself
 
     def deadline(self, step: str) -> int | None:
         return self.deadline_distribute if step == "distribute" else self.deadline_choose
@@ -71,6 +73,7 @@ _KEYS: Final[tuple[str, ...]] = (
     "absence",
     "pause_by",
     "warn_before",
+    "max_pause",
 )
 
 
@@ -175,6 +178,14 @@ def _warn_before(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
+def _max_pause(value: Any) -> int:
+    if not _is_int(value) or not 1 <= value <= MAX_DEADLINE_SECONDS:
+        raise InvalidOptions(
+            f"option 'max_pause' must be whole seconds from 1 to {MAX_DEADLINE_SECONDS}", key="max_pause"
+        )
+    return int(value)
+
+
 def parse_options(raw: Mapping[str, Any] | None) -> Options:
     """Validate a game's options; missing keys take the defaults (the base game)."""
     if raw is None:
@@ -201,6 +212,7 @@ def parse_options(raw: Mapping[str, Any] | None) -> Options:
         autopilot_after=autopilot_after,
         pause_by=_choice(raw, "pause_by", PAUSE_BY) if "pause_by" in raw else "creator",
         warn_before=_warn_before(raw.get("warn_before")),
+        max_pause=_max_pause(raw["max_pause"]) if "max_pause" in raw else DEFAULT_MAX_PAUSE,
     )
 
 
@@ -218,4 +230,5 @@ def options_to_json(options: Options) -> JSON:
         "absence": {"extensions": options.extensions, "autopilot_after": options.autopilot_after},
         "pause_by": options.pause_by,
         "warn_before": options.warn_before,
+        "max_pause": options.max_pause,
     }

@@ -12,7 +12,7 @@ from . import commands as cmd
 from . import serde
 from .bots import bot_command
 from .cards import MAX_PLAYERS, MIN_PLAYERS
-from .decide import decide, step, warn_time
+from .decide import decide, pause_end, step, warn_time
 from .errors import fail
 from .events import Event as GCEvent
 from .evolve import _HANDLERS
@@ -20,7 +20,7 @@ from .options import Options, options_to_json, parse_options
 from .state import CHOOSE, DISTRIBUTE, INITIAL_STATE, OVER, SETUP, State
 from .views import redact_event, view_for
 
-_SETUP_KEYS: Final = ("seats", "stashes", "pile", "boss")
+_SETUP_KEYS: Final = ("seats", "stashes", "pile", "boss", "fixed_seed")
 
 
 def _setup_field(setup: Mapping[str, Any], key: str, kind: str) -> Any:
@@ -39,11 +39,20 @@ def _setup_field(setup: Mapping[str, Any], key: str, kind: str) -> Any:
         fail("invalid_setup", f"setup {key!r}: {exc}")
 
 
+def _setup_flag(setup: Mapping[str, Any], key: str) -> bool:
+    value = setup.get(key, False)
+    if type(value) is not bool:
+        fail("invalid_setup", f"setup {key!r} must be true or false")
+    return value
+
+
 class GoodCritters:
     """The GoodCritters ruleset (RULES.md)."""
 
     slug: str = "goodcritters"
-    version: str = "2"  # 2: absent players, pause, warnings (new state fields)
+    # 2: absent players, pause, warnings (new state fields); 3: the longest pause (R7.6, option max_pause),
+    # the Boss stays when every player has resigned
+    version: str = "3"
     autopilot_player_commands: tuple[str, ...] = (
         cmd.TakeBackSeat.TYPE,
         cmd.SendMessage.TYPE,
@@ -108,7 +117,8 @@ class GoodCritters:
         setup: Mapping[str, Any] | None = None,
     ) -> cmd.StartGame:
         """``setup`` (operators): ``seats`` (player ids in seat order), ``stashes`` (card ids per seat) with
-        ``pile`` (card ids, top first, The Fuzz! = 140), ``boss`` (the first Boss's seat)."""
+        ``pile`` (card ids, top first, The Fuzz! = 140), ``boss`` (the first Boss's seat), ``fixed_seed``
+        (true: an operator chose ``seed``; the service sets it, never a client)."""
         opts = options if isinstance(options, Options) else parse_options(options)
         setup = setup or {}
         for key in setup:
@@ -124,6 +134,7 @@ class GoodCritters:
             stashes=_setup_field(setup, "stashes", "intss"),
             pile=_setup_field(setup, "pile", "ints"),
             boss=_setup_field(setup, "boss", "int"),
+            fixed_seed=_setup_flag(setup, "fixed_seed"),
         )
 
     def expire_command(self, step_no: int) -> cmd.ExpireDeadline:
@@ -169,8 +180,11 @@ class GoodCritters:
             )
         else:
             return None
-        # while paused, no deadline runs
-        due = datetime.fromisoformat(state.due_at) if state.due_at and state.paused_at is None else None
+        # while paused no deadline runs: the game's next timer is the end of the pause (R7.6)
+        if state.paused_at is not None:
+            due = pause_end(state)
+        else:
+            due = datetime.fromisoformat(state.due_at) if state.due_at else None
         return Waiting(step_no=state.step_no, step=state.phase, seats=seats, due_at=due)
 
     def legal_commands(self, state: State, seat: Seat) -> list[str]:

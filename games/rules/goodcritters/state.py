@@ -12,6 +12,7 @@ an index. Per-seat facts are tuples indexed by seat; Payoff bundles are indexed 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any, Final, NamedTuple
 
 from .cards import FUZZ
@@ -133,6 +134,14 @@ def update(state: State, **changes: Any) -> State:
 
 
 INITIAL_STATE: Final[State] = State()
+
+
+def pause_end(state: State) -> datetime | None:
+    """When the current pause ends by itself: the game's ``max_pause`` seconds after it began (R7.6);
+    ``None`` when the game is not paused."""
+    if state.paused_at is None:
+        return None
+    return datetime.fromisoformat(state.paused_at) + timedelta(seconds=state.options.max_pause)
 
 
 def setitem(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:

@@ -101,6 +101,7 @@ class GoodCrittersView(TypedDict):
     step_no: NotRequired[int]
     due_at: NotRequired[str | None]
     paused_at: NotRequired[str | None]
+    pause_until: NotRequired[str | None]
     pause_votes: NotRequired[list[int]]
     table: NotRequired[list[CardView]]
     shares: NotRequired[list[list[CardView]] | None]
@@ -143,6 +144,7 @@ class GoodCrittersOptions(TypedDict):
     absence: Absence
     pause_by: Literal["creator", "vote"]
     warn_before: int | None
+    max_pause: int
 
 
 class ErrorDetails(TypedDict, total=False):

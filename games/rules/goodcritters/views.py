@@ -9,6 +9,7 @@ the pile's size). A spectator (``None``) sees only the public facts. Once the ga
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from games.rules.core import JSON, Viewer
@@ -17,7 +18,7 @@ from games.rules.rng import seed_commitment
 from . import events as ev
 from .cards import VALUES, card_json
 from .serde import event_to_json
-from .state import OVER, SETUP, Bundle, State, Trade
+from .state import OVER, SETUP, Bundle, State, Trade, pause_end
 
 # --------------------------------------------------------------------------------------------------
 # events
@@ -189,6 +190,10 @@ def _seat_json(state: State, seat: int, viewer: Viewer, full: bool) -> JSON:
     }
 
 
+def _iso(at: datetime | None) -> str | None:
+    return None if at is None else at.isoformat()
+
+
 def view_for(state: State, viewer: Viewer, *, full: bool = False) -> JSON:
     """The game as ``viewer`` (a seat, or ``None`` for a spectator) may see it; everything once over, or with
     ``full`` (only for a past state of a game that is over: the audit's step-through, docs/AUDIT.md)."""
@@ -213,6 +218,7 @@ def view_for(state: State, viewer: Viewer, *, full: bool = False) -> JSON:
         "step_no": state.step_no,
         "due_at": state.due_at,
         "paused_at": state.paused_at,
+        "pause_until": _iso(pause_end(state)),
         "pause_votes": sorted(state.pause_votes),
         "table": [card_json(c, state.types) for c in state.table],
         "shares": [_cards(s, state.types) for s in shares] if shares is not None else None,

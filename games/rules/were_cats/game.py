@@ -1,0 +1,122 @@
+"""Were-cats as a game the coming generic table hosts (GAME-INTERFACE.md): ``GAME`` is the one object it
+talks to. Pure: no Django, no I/O, no clock, no global random."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from games.rules.core import JSON, Context, Viewer
+
+from . import serde
+from .bots import bot_command
+from .coins import MAX_PLAYERS, MIN_PLAYERS
+from .commands import Command, StartGame
+from .decide import decide
+from .errors import ERRORS, fail
+from .events import Event
+from .evolve import evolve, fold
+from .options import Options, options_to_json, parse_options
+from .state import INITIAL_STATE, OVER, State
+from .views import redact_event, view_for
+from .waiting import GameWaiting, default_command, legal_commands, waiting
+
+_SETUP_KEYS: Final = ("seats", "first_seat")
+
+
+class WereCats:
+    """The Were-cats game (RULES-were-cats.md, rulings in ``README.md``)."""
+
+    slug: str = "were_cats"
+    version: str = "1"
+    errors = ERRORS
+
+    def seat_range(self) -> tuple[int, int]:
+        return (MIN_PLAYERS, MAX_PLAYERS)
+
+    # --- options -----------------------------------------------------------------------------
+    def parse_options(self, raw: Mapping[str, Any]) -> Options:
+        return parse_options(raw)
+
+    def options_to_json(self, options: Options) -> JSON:
+        return options_to_json(options)
+
+    # --- the decider ---------------------------------------------------------------------------
+    def start_command(
+        self,
+        players: Sequence[str],
+        options: Options,
+        seed: bytes,
+        setup: Mapping[str, Any] | None = None,
+    ) -> StartGame:
+        """The system's StartGame. ``setup`` (operators only): ``seats`` (player ids in seat order) and/or
+        ``first_seat`` (WC1.3's first chooser); the game is then marked not fair."""
+        seats: tuple[str, ...] | None = None
+        first: int | None = None
+        if setup is not None:
+            for key in setup:
+                if key not in _SETUP_KEYS:
+                    fail("invalid_setup", f"unknown setup key {key!r} (keys: {', '.join(_SETUP_KEYS)})")
+            try:
+                if setup.get("seats") is not None:
+                    seats = serde._strs(setup["seats"])
+                if setup.get("first_seat") is not None:
+                    first = serde._int(setup["first_seat"])
+            except serde._Bad as exc:
+                fail("invalid_setup", f"setup: {exc}")
+        return StartGame(
+            seat=None, players=tuple(players), options=options, seed=seed, seats=seats, first_seat=first
+        )
+
+    def initial_state(self) -> State:
+        return INITIAL_STATE
+
+    def decide(self, state: State, command: Command, ctx: Context | None = None) -> list[Event]:
+        return decide(state, command, ctx)
+
+    def evolve(self, state: State, event: Event) -> State:
+        return evolve(state, event)
+
+    def fold(self, events: Iterable[Event], state: State | None = None) -> State:
+        return fold(events, state)
+
+    def is_terminal(self, state: State) -> bool:
+        return state.phase == OVER
+
+    def scores(self, state: State) -> list[int] | None:
+        return None if state.scores is None else list(state.scores)
+
+    # --- JSON ----------------------------------------------------------------------------------
+    def event_to_json(self, event: Event) -> JSON:
+        return serde.event_to_json(event)
+
+    def event_from_json(self, data: Mapping[str, Any]) -> Event:
+        return serde.event_from_json(data)
+
+    def command_to_json(self, command: Command) -> JSON:
+        return serde.command_to_json(command)
+
+    def command_from_json(self, data: Mapping[str, Any], seat: int | None) -> Command:
+        return serde.command_from_json(data, seat)
+
+    # --- what the table asks -------------------------------------------------------------------
+    def waiting(self, state: State) -> GameWaiting | None:
+        return waiting(state)
+
+    def default_command(self, state: State, seat: int, reason: str) -> Command | None:
+        return default_command(state, seat, reason)
+
+    def legal_commands(self, state: State, seat: int) -> list[str]:
+        return legal_commands(state, seat)
+
+    def view_for(self, state: State, viewer: Viewer) -> JSON:
+        return view_for(state, viewer)
+
+    def redact_event(self, event: Event, viewer: Viewer, *, terminal: bool) -> JSON:
+        return redact_event(event, viewer, terminal=terminal)
+
+    def bot_command(self, state: State, seat: int, *, strategy: str, salt: int) -> Command | None:
+        return bot_command(state, seat, strategy=strategy, salt=salt)
+
+
+GAME: Final[WereCats] = WereCats()

@@ -1,0 +1,80 @@
+"""The JSON shapes Were-cats shows to clients, as TypedDicts (the viewer's state of :func:`.views.view_for`
+and the options' JSON form), for the spec the table will generate from them (with the event and command
+dataclasses and :data:`.errors.ERRORS`)."""
+
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+Kind = Literal["penny", "nickel", "dime"]
+Phase = Literal["new", "choose", "place", "populate", "act", "over"]
+
+
+class CoinsView(TypedDict):
+    """Counts of the three common coins (the quarter is shown apart)."""
+
+    penny: int
+    nickel: int
+    dime: int
+
+
+class CatView(TypedDict):
+    """A cat on a turn-order slot; ``heads``: it may still act this round."""
+
+    slot: int
+    kind: Kind
+    heads: bool
+
+
+class SeatView(TypedDict):
+    seat: int
+    player: str
+    starting_kind: Kind | None
+    done: bool
+    quarter: bool
+    hand: CoinsView
+    eat: CoinsView
+    scare: CoinsView
+    cats: list[CatView]
+    points: int  # WC3.2 as if the game ended now (the final score once over)
+
+
+class TurnView(TypedDict):
+    seat: int
+    slot: int | None  # the acting cat's slot in Phase 2, else null
+
+
+class WaitingView(TypedDict):
+    step: Literal["setup", "place", "populate", "act"]
+    step_no: int
+    seats: list[int]
+    simultaneous: bool
+
+
+class GameView(TypedDict):
+    ruleset: Literal["were_cats"]
+    started: bool
+    over: bool
+    fair: bool
+    seed_commitment: str | None
+    viewer: int | None
+    players: list[str]
+    max_rounds: int
+    round: int
+    phase: Phase
+    step_no: int
+    first_seat: int | None
+    quarter: int | None
+    turn: TurnView | None
+    waiting: WaitingView | None
+    supply: CoinsView
+    city: CoinsView
+    seats: list[SeatView]
+    scores: list[int] | None
+    winners: list[int] | None
+    end_reason: Literal["city_and_supply_empty", "max_rounds"] | None
+    seed: str | None  # only once over
+
+
+class OptionsJSON(TypedDict):
+    max_rounds: int

@@ -1,0 +1,76 @@
+"""What the table asks the game: which step waits on whom, what a timed-out or resigned seat plays (WC4.1),
+which commands a seat may send."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .coins import INDEX, KINDS
+from .commands import (
+    ChooseStartingCoins,
+    Command,
+    FinishPlacing,
+    MakeCat,
+    Pass,
+    PlaceVictims,
+    PopulateCity,
+    Repopulate,
+    TakeVictim,
+)
+from .state import ACT, CHOOSE, PLACE, POPULATE, State
+
+STEPS = {CHOOSE: "setup", PLACE: "place", POPULATE: "populate", ACT: "act"}
+
+
+@dataclass(frozen=True, slots=True)
+class GameWaiting:
+    """The step the game waits on: ``step`` (mapped by the table to a deadline option), the ``seats`` it
+    waits on, ``simultaneous`` (all at once, or one after another) and ``step_no`` (new for each step)."""
+
+    step: str
+    seats: frozenset[int]
+    simultaneous: bool
+    step_no: int
+
+
+def waiting(state: State) -> GameWaiting | None:
+    step = STEPS.get(state.phase)
+    if step is None:
+        return None
+    if state.phase == PLACE:
+        seats = frozenset(s for s in range(state.n) if not state.done[s])
+        return GameWaiting(step, seats, True, state.step_no)
+    assert state.turn is not None
+    return GameWaiting(step, frozenset({state.turn}), False, state.step_no)
+
+
+def default_command(state: State, seat: int, reason: str) -> Command | None:
+    """WC4.1: what the table plays for a seat that timed out or resigned, or None when nothing is due from
+    it. Placing says done as things are; populating takes the first kind in the supply (penny, nickel, dime);
+    a cat passes; the setup choice takes the first kind of which two remain (ruling 1)."""
+    w = waiting(state)
+    if w is None or seat not in w.seats:
+        return None
+    if state.phase == CHOOSE:
+        kind = next(k for k in KINDS if state.supply[INDEX[k]] >= 2)
+        return ChooseStartingCoins(seat=seat, kind=kind, reason=reason)
+    if state.phase == PLACE:
+        return FinishPlacing(seat=seat, reason=reason)
+    if state.phase == POPULATE:
+        kind = next(k for k in KINDS if state.supply[INDEX[k]] > 0)
+        return PopulateCity(seat=seat, kind=kind, reason=reason)
+    return Pass(seat=seat, reason=reason)
+
+
+def legal_commands(state: State, seat: int) -> list[str]:
+    """The command types ``seat`` may send now (the arguments may still be refused)."""
+    w = waiting(state)
+    if w is None or seat not in w.seats:
+        return []
+    if state.phase == CHOOSE:
+        return [ChooseStartingCoins.TYPE]
+    if state.phase == PLACE:
+        return [PlaceVictims.TYPE, FinishPlacing.TYPE]
+    if state.phase == POPULATE:
+        return [PopulateCity.TYPE]
+    return [TakeVictim.TYPE, MakeCat.TYPE, Repopulate.TYPE, Pass.TYPE]
