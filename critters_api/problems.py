@@ -21,17 +21,11 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from critters_api.error_codes import RULE_ERROR_STATUS
 from games.rules.core import ErrorKind, RuleError
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 TYPE_PREFIX = "urn:goodcritters:problem:"
-
-# Rule errors map to HTTP here and nowhere else.
-RULE_ERROR_STATUS: dict[ErrorKind, int] = {
-    ErrorKind.INVALID: 422,
-    ErrorKind.CONFLICT: 409,
-    ErrorKind.FORBIDDEN: 403,
-}
 
 TITLES: dict[int, str] = {
     400: "Bad request",
@@ -75,15 +69,37 @@ def problem_body(
         "code": code,
     }
     body.update(extra)
+    if "errors" in body:
+        body["errors"] = field_errors(body["errors"])
     return body
 
 
-def rule_error_problem(exc: RuleError) -> tuple[int, dict[str, Any]]:
+def field_errors(detail: Any, path: str = "") -> dict[str, list[str]]:
+    """DRF's error tree (dicts by field, dicts or lists by item index) → ``{dotted.path: [messages]}``."""
+    out: dict[str, list[str]] = {}
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            out.update(field_errors(value, f"{path}.{key}" if path else str(key)))
+    elif isinstance(detail, list) and not all(isinstance(v, str) for v in detail):
+        for index, value in enumerate(detail):
+            if isinstance(value, dict | list):
+                out.update(field_errors(value, f"{path}.{index}" if path else str(index)))
+            elif value:
+                out.setdefault(path or "non_field_errors", []).append(str(value))
+    elif isinstance(detail, list):
+        if detail:
+            out[path or "non_field_errors"] = [str(v) for v in detail]
+    else:
+        out[path or "non_field_errors"] = [str(detail)]
+    return out
+
+
+def rule_error_problem(exc: RuleError, instance: str | None = None) -> tuple[int, dict[str, Any]]:
     status_code = RULE_ERROR_STATUS[ErrorKind(exc.kind)]
     extra: dict[str, Any] = {"kind": ErrorKind(exc.kind).value}
     if exc.details:
         extra["details"] = _jsonable(exc.details)
-    return status_code, problem_body(status_code, exc.code, exc.message, **extra)
+    return status_code, problem_body(status_code, exc.code, exc.message, instance, **extra)
 
 
 def _jsonable(value: Any) -> Any:
@@ -119,8 +135,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     request = context.get("request")
     instance = request.get_full_path() if request is not None else None
     if isinstance(exc, RuleError):
-        status_code, body = rule_error_problem(exc)
-        body["instance"] = instance
+        status_code, body = rule_error_problem(exc, instance)
         return _problem_response(body, status_code)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()

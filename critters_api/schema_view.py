@@ -13,6 +13,7 @@ import threading
 from typing import Any
 
 from django.utils import translation
+from drf_spectacular.renderers import OpenApiJsonRenderer, OpenApiYamlRenderer
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -22,6 +23,16 @@ _schemas: dict[tuple[str | None, str | None], dict[str, Any]] = {}
 
 
 class SchemaView(SpectacularAPIView):
+    """YAML by default; JSON with ``Accept: application/json`` (or ``application/vnd.oai.openapi+json``) or
+    ``?format=json`` (the one query parameter this view reads; ``?format=yaml`` is the default)."""
+
+    def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
+        wanted = request.query_params.get("format")
+        if wanted in ("json", "yaml"):
+            renderer = OpenApiJsonRenderer() if wanted == "json" else OpenApiYamlRenderer()
+            return renderer, renderer.media_type
+        return super().perform_content_negotiation(request, force)
+
     def _get_schema_response(self, request: Request) -> Response:
         version = self.api_version or request.version or self._get_version_parameter(request)
         key = (version, translation.get_language())

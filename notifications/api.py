@@ -145,7 +145,7 @@ class WebhooksView(APIView):
         description="Your endpoints, newest first. Secrets are never listed. A disabled endpoint says why in "
         "`disabled_reason` (the notice): re-enable it with PATCH `enabled: true`.",
         responses={200: WebhookOutput(many=True)},
-        examples=[OpenApiExample("endpoints", value=[_WEBHOOK], response_only=True)],
+        examples=[OpenApiExample("endpoints", value=_WEBHOOK, response_only=True)],
         tags=["notifications"],
     )
     def get(self, request: Request) -> Response:
@@ -297,7 +297,7 @@ class DeliveriesView(APIView):
         "exponentially longer (base * 2^n, capped).",
         parameters=[WEBHOOK_ID],
         responses={200: DeliveryOutput(many=True)},
-        examples=[OpenApiExample("deliveries", value=[_DELIVERY], response_only=True)],
+        examples=[OpenApiExample("deliveries", value=_DELIVERY, response_only=True)],
         tags=["notifications"],
     )
     def get(self, request: Request, webhook_id: int) -> Response:

@@ -3,19 +3,86 @@ this post-processing hook documents it in the OpenAPI schema."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-STREAM_EXAMPLE = (
-    "retry: 1000\n\n"
-    'id: 17\nevent: state\ndata: {"game":{"id":42,"status":"running"},"version":17,"viewer":2,'
-    '"state":{},"legal_commands":["ChooseAction"],"waiting":{"step_no":4,"step":"choose",'
-    '"seats":[0,2,3],"due_at":"2026-11-23T12:11:00Z","you":true},"over":false,"scores":null}\n\n'
-    'id: 18\nevent: game_event\ndata: {"seq":18,"created_at":"2026-11-23T12:02:00Z",'
-    '"event":{"type":"ActionChosen","seat":0,"action":null,"commitment":"9f2c…"},"hash":null}\n\n'
-    ": keep-alive\n\n"
-    'event: end\ndata: {"version":211,"head_hash":"5be1…","public_head":{"seq":211,"hash":"0d4e…"},'
-    '"reason":"game_over"}\n\n'
-)
+
+def stream_example() -> str:
+    """A stream's start, an event, a keep-alive and its end, made from the same examples as the JSON reads
+    (so that each message's data validates against the schema its event names)."""
+    from games.api.examples import feed_items, viewer_state_value
+
+    state = viewer_state_value()
+    item = feed_items(last=1)[0]
+    end = {
+        "version": state["version"] + 200,
+        "head_hash": "5be1" + "0" * 60,
+        "public_head": {"seq": state["version"] + 200, "hash": "0d4e" + "0" * 60},
+        "reason": "game_over",
+    }
+    return (
+        "retry: 1000\n\n"
+        f"id: {state['version'] - 1}\nevent: state\ndata: {json.dumps(state, separators=(',', ':'))}\n\n"
+        f"id: {item['seq']}\nevent: game_event\ndata: {json.dumps(item, separators=(',', ':'))}\n\n"
+        ": keep-alive\n\n"
+        f"event: end\ndata: {json.dumps(end, separators=(',', ':'))}\n\n"
+    )
+
+
+STREAM_MESSAGES = {"state": "ViewerStateOutput", "game_event": "FeedItemOutput", "end": "StreamEnd"}
+"""Each message's ``event:`` name → the component its ``data:`` line is (a JSON document)."""
+
+STREAM_END: dict[str, Any] = {
+    "type": "object",
+    "description": "The `data` of the stream's `event: end`: why the stream ends (`reason`), the last seq "
+    "it sent, and, when it ends with the game, the heads of both chains (docs/AUDIT.md).",
+    "properties": {
+        "version": {"type": "integer", "description": "The seq of the last event this stream sent."},
+        "head_hash": {
+            "type": "string",
+            "nullable": True,
+            "description": "The hash chain's head once the game is over (docs/AUDIT.md); else null.",
+        },
+        "public_head": {
+            "type": "object",
+            "nullable": True,
+            "description": "The public chain's head (a checkpoint a watcher may keep, docs/AUDIT.md) "
+            "when the stream ends with the game (over or cancelled); null when it ends because its viewer "
+            "lost the right to it.",
+            "properties": {
+                "seq": {"type": "integer", "minimum": 0},
+                "hash": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+            },
+            "required": ["seq", "hash"],
+            "additionalProperties": False,
+        },
+        "reason": {
+            "type": "string",
+            "enum": ["game_over", "game_cancelled", "token_revoked", "viewer_changed", "game_not_visible"],
+            "description": "`game_over` and `game_cancelled`: nothing more will come. `token_revoked`, "
+            "`viewer_changed` (the seat changed hands, or the caller lost it), `game_not_visible`: the "
+            "stream ended before sending anything the caller may no longer see; reconnect without "
+            "`Last-Event-ID` for a fresh snapshot as whoever you are now (docs/NOTIFICATIONS.md).",
+        },
+    },
+    "required": ["version", "head_hash", "public_head", "reason"],
+    "additionalProperties": False,
+}
+
+
+def stream_problems() -> dict[str, Any]:
+    """The stream's problem responses: the catalogue's codes for its scopes (critters_api.error_codes)."""
+    from critters_api.error_codes import codes_by_status
+    from critters_api.schema import describe_codes
+
+    out = {}
+    scopes = ("any", "auth", "path", "game", "cursor", "stream")
+    for status, entries in codes_by_status(scopes).items():
+        response = _problem(status, entries[0].code, entries[0].meaning)
+        response["description"] += "\n\nCodes:\n" + describe_codes(entries)
+        response["x-codes"] = [e.code for e in entries]
+        out[str(status)] = response
+    return out
 
 
 def _problem(status: int, code: str, detail: str) -> dict[str, Any]:
@@ -97,18 +164,19 @@ def stream_operation() -> dict[str, Any]:
                     "text/event-stream": {
                         "schema": {
                             "type": "string",
-                            "description": "Server-Sent Events (see the description).",
+                            "description": "Server-Sent Events (see the description). The `data` of each "
+                            "message is one JSON document: `state` a `ViewerStateOutput`, `game_event` a "
+                            "`FeedItemOutput`, `end` a `StreamEnd` (see `x-sse-messages`).",
+                            "x-sse-messages": {
+                                name: {"$ref": f"#/components/schemas/{component}"}
+                                for name, component in STREAM_MESSAGES.items()
+                            },
                         },
-                        "example": STREAM_EXAMPLE,
+                        "example": stream_example(),
                     }
                 },
             },
-            "400": _problem(400, "invalid_cursor", "after must be an event seq (a whole number ≥ 0)."),
-            "401": _problem(401, "not_authenticated", "Authentication credentials were not provided."),
-            "404": _problem(404, "game_not_found", "No such game."),
-            "405": _problem(405, "method_not_allowed", 'Method "POST" not allowed.'),
-            "429": _problem(429, "throttled", "Request was throttled. Expected available in 12 seconds."),
-            "503": _problem(503, "stream_needs_asgi", "The live stream is served by the ASGI process only."),
+            **stream_problems(),
         },
     }
 
@@ -116,4 +184,5 @@ def stream_operation() -> dict[str, Any]:
 def add_stream_path(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     """Post-processing hook (SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"])."""
     result.setdefault("paths", {})["/api/v1/games/{game_id}/stream"] = {"get": stream_operation()}
+    result.setdefault("components", {}).setdefault("schemas", {})["StreamEnd"] = STREAM_END
     return result

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from critters_api.serializers import StrictBooleanField, StrictCharField, StrictSerializer
+from games.api.serializers import LegalCommandsField
 
 from .models import NotificationType
 
@@ -78,6 +80,47 @@ class AttemptOutput(serializers.Serializer):
     ok = serializers.BooleanField()
 
 
+_REF = "#/components/schemas/"
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "description": "A webhook's JSON body (docs/NOTIFICATIONS.md), redacted for the endpoint's player.",
+        "properties": {
+            "type": {"type": "string", "enum": [t.value for t in NotificationType]},
+            "timestamp": {"type": "string", "format": "date-time"},
+            "data": {
+                "type": "object",
+                "description": "What happened. Always: `game_id`, `game_name`, `ruleset`, `seat`, `seq`; "
+                "`game.event`/`game.started`/`game.deadline_near`: the event (`event_type`, `event`, as you "
+                "may see it); `game.your_turn`/`game.deadline_near`: the step and its deadline; "
+                "`game.ended`: the scores.",
+                "properties": {
+                    "game_id": {"type": "integer"},
+                    "game_name": {"type": "string"},
+                    "ruleset": {"type": "string"},
+                    "seat": {"type": "integer", "nullable": True},
+                    "seq": {"type": "integer"},
+                    "event_type": {"type": "string"},
+                    "event": {"$ref": _REF + "Event"},
+                    "step_no": {"type": "integer", "nullable": True},
+                    "step": {"type": "string"},
+                    "due_at": {"type": "string", "nullable": True},
+                    "waiting_on": {"type": "array", "items": {"type": "integer"}},
+                    "legal_commands": {"type": "array", "items": {"$ref": _REF + "LegalCommandsEnum"}},
+                    "scores": {"type": "array", "items": {"type": "integer"}, "nullable": True},
+                },
+                "required": ["game_id", "game_name", "ruleset", "seq"],
+            },
+        },
+        "required": ["type", "timestamp", "data"],
+    }
+)
+class WebhookPayloadField(serializers.JSONField):
+    pass
+
+
 class DeliveryOutput(serializers.Serializer):
     id = serializers.CharField(help_text="The `webhook-id` (the same on every retry).")
     type = serializers.ChoiceField(choices=NotificationType.choices)
@@ -88,7 +131,7 @@ class DeliveryOutput(serializers.Serializer):
     next_attempt_at = serializers.DateTimeField(allow_null=True)
     created_at = serializers.DateTimeField()
     delivered_at = serializers.DateTimeField(allow_null=True)
-    payload = serializers.JSONField(help_text="The body as sent (redacted for you).")
+    payload = WebhookPayloadField(help_text="The body as sent (redacted for you).")
     attempt_log = AttemptOutput(many=True)
 
 
@@ -101,7 +144,7 @@ class InboxItemOutput(serializers.Serializer):
     step_no = serializers.IntegerField()
     step = serializers.CharField()
     due_at = serializers.DateTimeField(allow_null=True)
-    legal_commands = serializers.ListField(child=serializers.CharField())
+    legal_commands = LegalCommandsField(help_text="Command types you may send now.")
 
 
 class InboxOutput(serializers.Serializer):

@@ -176,15 +176,14 @@ class TokensView(APIView):
         examples=[
             OpenApiExample(
                 "tokens",
-                value=[
-                    {
-                        "id": 3,
-                        "name": "laptop",
-                        "display": "gct_1a2b3c4d_…",
-                        "created_at": "2026-11-22T16:00:00Z",
-                        "last_used_at": "2026-11-22T16:05:00Z",
-                    }
-                ],
+                # one item: drf-spectacular lists a list response's example itself
+                value={
+                    "id": 3,
+                    "name": "laptop",
+                    "display": "gct_1a2b3c4d_…",
+                    "created_at": "2026-11-22T16:00:00Z",
+                    "last_used_at": "2026-11-22T16:05:00Z",
+                },
                 response_only=True,
             )
         ],

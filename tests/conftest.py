@@ -19,6 +19,8 @@ from games.models import Event, Game, GameStatus
 from players.models import ApiToken, Player
 from tests.worker import celery_worker_process  # noqa: F401
 
+pytest_plugins = ["tests.spec_recorder"]
+
 _names = itertools.count()
 
 

@@ -21,6 +21,8 @@ from games.audit.verify import FORMAT, FORMAT_VERSION, parse_checkpoint, verify_
 from games.models import Game
 from players.models import Player
 
+from . import examples
+from .serializers import EventField, OptionsOutputField, RecordedCommandField, ViewField
 from .views import GAME_ID, GameView, may_know_of
 
 SEQ = OpenApiParameter(
@@ -36,9 +38,7 @@ class RecordGameOutput(serializers.Serializer):
     name = serializers.CharField(allow_blank=True)
     ruleset = serializers.CharField(help_text="The ruleset's slug, e.g. `goodcritters`.")
     ruleset_version = serializers.CharField(help_text="The rules' version the game was played under.")
-    options = serializers.DictField(
-        child=serializers.JSONField(), help_text="Every option, in full JSON form."
-    )
+    options = OptionsOutputField(help_text="Every option, in full JSON form.")
     fair = serializers.BooleanField(help_text="False when an operator fixed the seed, deck or seats.")
     status = serializers.CharField(help_text="Always `over` in a record.")
     created_at = serializers.DateTimeField(allow_null=True)
@@ -90,17 +90,15 @@ class RecordEventOutput(serializers.Serializer):
     seq = serializers.IntegerField(help_text="1, 2, 3, ... without gaps.")
     type = serializers.CharField()
     schema_version = serializers.IntegerField()
-    data = serializers.DictField(  # type: ignore[assignment]  # a record field, not Serializer.data
-        child=serializers.JSONField(),
-        help_text="The event, unredacted (`{type, v, ...fields}`, see `Event`).",
+    data = EventField(  # type: ignore[assignment]  # a record field, not Serializer.data
+        help_text="The event, unredacted (`{type, v, ...fields}`, see `Event`)."
     )
     created_at = serializers.CharField(help_text="ISO-8601 UTC: the time the command was decided at.")
     command_id = serializers.CharField()
     actor = serializers.IntegerField(
         allow_null=True, help_text="The acting player's id; null: system or bot."
     )
-    command = serializers.DictField(
-        child=serializers.JSONField(),
+    command = RecordedCommandField(
         allow_null=True,
         help_text="On the first event of a command's batch: the command (`type`, fields, `seat`); else null.",
     )
@@ -168,12 +166,8 @@ class StateAtOutput(serializers.Serializer):
     viewer = serializers.IntegerField(
         allow_null=True, help_text="Whose view this is (null: full or spectator)."
     )
-    event = serializers.DictField(
-        child=serializers.JSONField(), help_text="Event `seq` as the viewer may see it."
-    )
-    state = serializers.DictField(
-        child=serializers.JSONField(), help_text="The ruleset's view at that point."
-    )
+    event = EventField(help_text="Event `seq` as the viewer may see it.")
+    state = ViewField(help_text="The ruleset's view at that point.")
 
 
 _HASH = "4f1c2a0d5e1b9c8a7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c"
@@ -189,7 +183,7 @@ RECORD_EXAMPLE = OpenApiExample(
             "name": "Friday game",
             "ruleset": "goodcritters",
             "ruleset_version": "1",
-            "options": {"payoffs": False},
+            "options": examples.recorded_start_command()["options"],
             "fair": True,
             "status": "over",
             "created_at": "2026-11-20T18:00:00+00:00",
@@ -221,19 +215,7 @@ RECORD_EXAMPLE = OpenApiExample(
         "head_hash": _HASH,
         "public_head_hash": _PUBLIC,
         "events": [
-            {
-                "seq": 1,
-                "type": "GameStarted",
-                "schema_version": 1,
-                "data": {"type": "GameStarted", "v": 1, "players": ["p3", "p4", "p5", "p6"]},
-                "created_at": "2026-11-20T18:02:00.123456+00:00",
-                "command_id": "start:6c9b0f8e-2c55-4a3e-9d1e-6f1e1b1a2c3d",
-                "actor": None,
-                "command": {"type": "StartGame", "players": ["p3", "p4", "p5", "p6"], "seat": None},
-                "prev_hash": "0" * 64,
-                "hash": _HASH,
-                "public_hash": _PUBLIC,
-            }
+            {**examples.record_event(1), "command": examples.recorded_start_command(), "public_hash": _PUBLIC}
         ],
         "signature": {"alg": "Ed25519", "key_id": "3f9a0c51d2e4b786", "value": "9b2f" + "0" * 124},
     },
@@ -295,15 +277,8 @@ STATE_AT_EXAMPLE = OpenApiExample(
         "game_over": False,
         "full": False,
         "viewer": 2,
-        "event": {
-            "type": "ActionChosen",
-            "v": 1,
-            "seat": 1,
-            "action": None,
-            "commitment": "9c1…",
-            "commit_no": 3,
-        },
-        "state": {"ruleset": "goodcritters", "started": True, "over": False, "viewer": 2, "round": 2},
+        "event": examples.feed_items(viewer=2, last=1)[0]["event"],
+        "state": examples.viewer_state_value(viewer=2)["state"],
     },
 )
 

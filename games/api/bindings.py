@@ -14,6 +14,7 @@ import importlib
 from functools import cache
 from typing import Any
 
+from games.rules.core import RulesetTypes
 from games.rules.registry import RULESETS
 
 
@@ -25,7 +26,17 @@ def _module_attr(slug: str, module: str, name: str) -> Any:
 
 
 @cache
+def ruleset_types(slug: str) -> RulesetTypes | None:
+    """The ruleset's JSON shapes as types (``types`` on it, else ``games.rules.<slug>.types.TYPES``)."""
+    found = getattr(RULESETS[slug], "types", None) or _module_attr(slug, "types", "TYPES")
+    return found if isinstance(found, RulesetTypes) else None
+
+
+@cache
 def player_command_classes(slug: str) -> tuple[type[Any], ...]:
+    rt = ruleset_types(slug)
+    if rt is not None:
+        return tuple(rt.player_commands)
     rs = RULESETS[slug]
     classes = getattr(rs, "player_commands", None) or _module_attr(slug, "commands", "PLAYER_COMMANDS") or ()
     return tuple(classes)
@@ -33,6 +44,9 @@ def player_command_classes(slug: str) -> tuple[type[Any], ...]:
 
 @cache
 def event_classes(slug: str) -> tuple[type[Any], ...]:
+    rt = ruleset_types(slug)
+    if rt is not None:
+        return tuple(rt.events)
     rs = RULESETS[slug]
     classes = getattr(rs, "event_classes", None) or _module_attr(slug, "events", "EVENT_CLASSES") or ()
     return tuple(classes)

@@ -35,7 +35,7 @@ class CommandView(GameView):
             raise Problem(
                 400, "invalid_idempotency_key", "Idempotency-Key: 1 to 255 printable ASCII characters."
             )
-        data = self.input_class(data=request.data if request.data is not None else {})
+        data = self.input_class(data=request.data)
         data.is_valid(raise_exception=True)
         command = {"type": self.command_type, **data.validated_data}
         result = services.game_command(
@@ -46,7 +46,10 @@ class CommandView(GameView):
             if_match=request.headers.get("If-Match"),
             render=viewer_state,
         )
-        response = Response(result.body, status=result.status)
+        body = result.body
+        if result.status >= 400:  # a rule's problem, made (and maybe stored) without the request
+            body = {**body, "instance": request.get_full_path()}
+        response = Response(body, status=result.status)
         if result.status >= 400:
             response.content_type = PROBLEM_CONTENT_TYPE
         if result.etag:

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 
 from drf_spectacular.utils import OpenApiExample
+
+from games.rules.core import Context
+from games.rules.registry import get_ruleset
 
 _GAME_VALUE: dict[str, Any] = {
     "id": 42,
@@ -20,15 +26,9 @@ _GAME_VALUE: dict[str, Any] = {
         {"seat": 2, "player": "louie", "display_name": "louie", "bot": None},
     ],
     "your_seat": 0,
-    "options": {
-        "payoffs": False,
-        "boss_term_limit": None,
-        "fuzz_depth": "standard",
-        "no_vote_rule": "english",
-        "shuffle_seats": False,
-        "timeout_action": "none",
-        "deadlines": {"distribute": 3600, "choose": 3600},
-    },
+    "options": get_ruleset("goodcritters").options_to_json(
+        get_ruleset("goodcritters").parse_options({"deadlines": {"distribute": 3600, "choose": 3600}})
+    ),
     "allow_spectators": True,
     "fair": True,
     "version": 0,
@@ -60,83 +60,154 @@ GAME_CREATE = OpenApiExample(
     request_only=True,
 )
 
-VIEWER_STATE = OpenApiExample(
-    "viewer state",
-    value={
-        "game": {**_GAME_VALUE, "status": "running", "taken": 5, "version": 12, "waiting_step": "choose"},
-        "version": 12,
-        "viewer": 0,
-        "state": {
-            "ruleset": "goodcritters",
-            "started": True,
-            "over": False,
-            "round": 1,
-            "boss": 0,
-            "step": "choose",
-            "seats": [
-                {
-                    "seat": 0,
-                    "player": "p7",
-                    "stash_size": 4,
-                    "stash_value": 14000,
-                    "chosen": False,
-                    "ready": False,
-                    "action": None,
-                }
+
+@cache
+def sample_game() -> tuple[list[Any], Any]:
+    """A real GoodCritters game of five, two steps in (so that every example validates against the spec,
+    which is generated from the same types): its events and its state, the Boss's distribution done."""
+    rs = get_ruleset("goodcritters")
+    ctx = Context(now=datetime(2026, 11, 22, 16, 0, tzinfo=UTC))
+    options = rs.parse_options({"payoffs": True, "deadlines": {"distribute": 3600, "choose": 3600}})
+    start = rs.start_command(
+        players=["p7", "p8", "p9", "p10", "p11"], creator="p7", options=options, seed=bytes(range(32))
+    )
+    events = rs.decide(rs.initial_state(), start, ctx)
+    state = rs.fold(events)
+    boss = rs.view_for(state, None)["boss"]
+    table = [card["id"] for card in rs.view_for(state, None)["table"]]
+    shares = [table if seat == boss else [] for seat in range(5)]
+    distribute = rs.command_from_json({"type": "DistributeLoot", "shares": shares}, boss)
+    more = rs.decide(state, distribute, ctx)
+    state = rs.fold(more, state)
+    events += more
+    choose = rs.command_from_json({"type": "ChooseAction", "action": "vote_yes"}, 2)
+    more = rs.decide(state, choose, ctx)
+    state = rs.fold(more, state)
+    return [*events, *more], state
+
+
+@cache
+def public_hashes() -> list[str]:
+    """The public chain (docs/AUDIT.md) of the sample game, as game 42 would have it: each event's
+    ``public_hash``, over what a spectator sees of it."""
+    from games.audit import public
+
+    rs = get_ruleset("goodcritters")
+    events, _state = sample_game()
+    prev, out = "0" * 64, []
+    for seq, event in enumerate(events, start=1):
+        data = json.loads(json.dumps(rs.event_to_json(event)))
+        prev = public.public_hash(
+            game_id=_GAME_VALUE["id"],
+            seq=seq,
+            type=data["type"],
+            schema_version=data["v"],
+            public_data=public.spectator_data("goodcritters", data),
+            created_at="2026-11-22T16:01:00+00:00",
+            prev_public_hash=prev,
+        )
+        out.append(prev)
+    return out
+
+
+def viewer_state_value(viewer: int = 2) -> dict[str, Any]:
+    rs = get_ruleset("goodcritters")
+    events, state = sample_game()
+    waiting = rs.waiting(state)
+    assert waiting is not None
+    assert waiting.due_at is not None
+    due_at = waiting.due_at.isoformat().replace("+00:00", "Z")
+    return {
+        "game": {
+            **_GAME_VALUE,
+            "status": "running",
+            "taken": 5,
+            "players": [
+                {"seat": seat, "player": player, "display_name": player, "bot": None}
+                for seat, player in enumerate(["bonnie", "clyde", "louie", "dewey", "huey"])
             ],
-            "table": [{"id": 17, "value": 3000, "type": "gems"}],
-            "pile_size": 112,
+            "your_seat": viewer,
+            "version": len(events),
+            "waiting_step": waiting.step,
+            "deadline_at": due_at,
+            "started_at": "2026-11-22T16:00:00Z",
         },
-        "legal_commands": ["ChooseAction", "PlaceThreat", "Resign", "SendMessage"],
+        "version": len(events),
+        "viewer": viewer,
+        "state": rs.view_for(state, viewer),
+        "legal_commands": rs.legal_commands(state, viewer),
         "waiting": {
-            "step_no": 2,
-            "step": "choose",
-            "seats": [0, 2],
-            "due_at": "2026-11-22T17:00:00Z",
-            "you": True,
+            "step_no": waiting.step_no,
+            "step": waiting.step,
+            "seats": sorted(waiting.seats),
+            "due_at": due_at,
+            "you": viewer in waiting.seats,
         },
         "over": False,
         "scores": None,
-    },
-    response_only=True,
-)
+        "public_head": {"seq": len(events), "hash": public_hashes()[-1]},
+    }
+
+
+def feed_items(viewer: int = 2, last: int = 2) -> list[dict[str, Any]]:
+    rs = get_ruleset("goodcritters")
+    events, _state = sample_game()
+    n = len(events)
+    return [
+        {
+            "seq": seq,
+            "created_at": "2026-11-22T16:01:00Z",
+            "event": rs.redact_event(events[seq - 1], viewer, terminal=False),
+            "hash": None,
+            "public_hash": public_hashes()[seq - 1],
+        }
+        for seq in range(n - last + 1, n + 1)
+    ]
+
+
+def record_event(seq: int = 1) -> dict[str, Any]:
+    """A record's entry (``games_record_retrieve``) for event ``seq`` of the sample game."""
+    rs = get_ruleset("goodcritters")
+    events, _state = sample_game()
+    data = rs.event_to_json(events[seq - 1])
+    return {
+        "seq": seq,
+        "type": data["type"],
+        "schema_version": data["v"],
+        "data": json.loads(json.dumps(data)),
+        "created_at": "2026-11-22T16:00:00.123456+00:00",
+        "command_id": "start:6c9b0f8e-2c55-4a3e-9d1e-6f1e1b1a2c3d",
+        "actor": None,
+        "command": None,
+        "prev_hash": "0" * 64,
+        "hash": "4f1c2a0d5e1b9c8a7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c",
+        "public_hash": public_hashes()[seq - 1],
+    }
+
+
+def recorded_start_command() -> dict[str, Any]:
+    rs = get_ruleset("goodcritters")
+    start = rs.start_command(
+        players=["p7", "p8", "p9", "p10", "p11"],
+        creator="p7",
+        options=rs.parse_options({"payoffs": True, "deadlines": {"distribute": 3600, "choose": 3600}}),
+        seed=bytes(range(32)),
+    )
+    return {**rs.command_to_json(start), "seat": None}
+
+
+VIEWER_STATE = OpenApiExample("viewer state", value=viewer_state_value(), response_only=True)
 
 FEED = OpenApiExample(
     "feed",
     value={
-        "events": [
-            {
-                "seq": 3,
-                "created_at": "2026-11-22T16:01:00Z",
-                "hash": None,
-                "event": {
-                    "type": "LootRevealed",
-                    "v": 1,
-                    "round": 1,
-                    "cards": [17, 88, 5, 120, 63, 31, 2],
-                    "extra": False,
-                },
-            },
-            {
-                "seq": 4,
-                "created_at": "2026-11-22T16:01:00Z",
-                "hash": None,
-                "event": {
-                    "type": "ActionChosen",
-                    "v": 1,
-                    "seat": 2,
-                    "action": None,
-                    "commitment": "9f2c…",
-                    "commit_no": 1,
-                    "unready": [],
-                },
-            },
-        ],
-        "next_after": 4,
-        "version": 4,
+        "events": feed_items(),
+        "next_after": len(sample_game()[0]),
+        "version": len(sample_game()[0]),
         "more": False,
         "over": False,
         "head_hash": None,
+        "public_head": {"seq": len(sample_game()[0]), "hash": public_hashes()[-1]},
     },
     response_only=True,
 )
@@ -163,4 +234,6 @@ COMMAND_EXAMPLES: dict[str, dict[str, Any]] = {
     "WithdrawTrade": {"trade_id": 1},
     "Resign": {},
     "SendMessage": {"text": "Vote yes and I'll guard you.", "to": [2]},
+    "TakeBackSeat": {},
+    "VotePause": {"pause": True},
 }

@@ -1,73 +1,262 @@
-"""Schema components for event payloads: one per event type of every ruleset (a single-value ``type`` enum
-each, since openapi-python-client has no discriminator support), and ``Event``, a ``oneOf`` of them all.
-Generated from the rulesets' event dataclasses. Fields a viewer may not see are null (at any depth)."""
+"""OpenAPI components generated from the rulesets' own types (``games.rules.core.RulesetTypes``): one generic
+converter from Python types (TypedDicts, the event and command dataclasses, ``Literal``, ``X | None``, lists,
+tuples) to OpenAPI 3.0 schemas, so that a ruleset adds only its types and nothing is written twice.
+
+Per ruleset (``{Name}`` its ``RulesetTypes.name``, ``{p}`` its ``prefix``):
+
+* ``{Name}View`` (the viewer's state) and the TypedDicts it uses, ``{Name}Options`` (options in full, a
+  response) and ``{Name}OptionsRequest`` (every key optional, a request), ``{Name}ErrorDetails``;
+* ``{p}{TYPE}Event`` per event type (fields a viewer may not see are null at any depth) and
+  ``{p}{TYPE}CommandRecord`` per command as the record stores it (with the acting ``seat``), each with a
+  single-value ``type`` enum (openapi-python-client has no discriminator support);
+
+and the unions over every ruleset: ``GameView`` (discriminator ``ruleset``), ``Event`` and
+``RecordedCommand`` (discriminator ``type``), ``GameOptions`` / ``GameOptionsRequest`` and
+``RuleErrorDetails``.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import types
 import typing
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Literal
 
+from games.rules.core import RulesetTypes
 from games.rules.registry import RULESETS
 
-from .bindings import event_classes
+from .bindings import ruleset_types
+
+REF = "#/components/schemas/"
 
 
-def _schema_for(tp: Any) -> dict[str, Any]:
-    args = typing.get_args(tp)
-    origin = typing.get_origin(tp)
-    if args and type(None) in args and len(args) == 2:
-        inner = args[0] if args[1] is type(None) else args[1]
-        return {**_schema_for(inner), "nullable": True}
-    if origin is typing.Literal:
-        return {"type": "string", "enum": list(args)}
-    if tp is bool:
-        return {"type": "boolean"}
-    if tp is int:
-        return {"type": "integer"}
-    if tp is float:
-        return {"type": "number"}
-    if tp is str:
-        return {"type": "string"}
-    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
-        return {"type": "array", "items": {**_schema_for(args[0]), "nullable": True}}
-    if origin is tuple:
-        return {"type": "array", "items": {}}
-    return {"type": "object", "additionalProperties": True}
+def ref(name: str) -> dict[str, Any]:
+    return {"$ref": REF + name}
 
 
-def event_components() -> dict[str, Any]:
-    components: dict[str, Any] = {}
-    refs: list[dict[str, str]] = []
-    for slug in sorted(RULESETS):
-        for cls in event_classes(slug):
-            name = f"{cls.TYPE}Event"
-            if name in components:
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    if "$ref" in schema:
+        return {"allOf": [schema], "nullable": True}
+    if schema.get("nullable"):
+        return schema
+    if "enum" in schema:  # as drf-spectacular writes a nullable choice (what generated clients read)
+        return {"oneOf": [schema, ref("NullEnum")]}
+    return {**schema, "nullable": True}
+
+
+def _is_typeddict(tp: Any) -> bool:
+    return isinstance(tp, type) and typing.is_typeddict(tp)
+
+
+def _doc(cls: Any) -> str:
+    doc = (cls.__doc__ or "").strip()
+    if doc.startswith((f"{cls.__name__}(", "dict() ->")):  # generated, not a description
+        return ""
+    return " ".join(doc.split())
+
+
+class Builder:
+    """Turns the Python types of one ruleset into schemas, adding a component per TypedDict met."""
+
+    def __init__(
+        self, components: dict[str, Any], rt: RulesetTypes, *, request: bool = False, redacted: bool = False
+    ) -> None:
+        self.components = components
+        self.rt = rt
+        self.request = request
+        self.redacted = redacted  # an event's field: null at any depth where the viewer may not see it
+
+    def component_name(self, td: Any) -> str:
+        name = td.__name__ if td.__name__.startswith(self.rt.name) else self.rt.name + td.__name__
+        return name + ("Request" if self.request else "")
+
+    def schema(self, tp: Any) -> dict[str, Any]:
+        tp = self.rt.substitutes.get(tp, tp)
+        origin = typing.get_origin(tp)
+        args = typing.get_args(tp)
+        if origin in (typing.Union, types.UnionType):
+            rest = [a for a in args if a is not type(None)]
+            inner = self.schema(rest[0]) if len(rest) == 1 else {"oneOf": [self.schema(a) for a in rest]}
+            return _nullable(inner) if len(rest) < len(args) else inner
+        if origin is Literal:
+            kind = "integer" if all(isinstance(a, int) for a in args) else "string"
+            return {"type": kind, "enum": list(args)}
+        if tp is bool:
+            return {"type": "boolean"}
+        if tp is int:
+            return {"type": "integer"}
+        if tp is float:
+            return {"type": "number"}
+        if tp is str:
+            return {"type": "string"}
+        if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+            return {"type": "array", "items": self.item(args[0])}
+        if origin is tuple and args and len(set(args)) == 1:
+            return {
+                "type": "array",
+                "items": self.item(args[0]),
+                "minItems": len(args),
+                "maxItems": len(args),
+            }
+        if origin in (list, frozenset, set, Sequence):
+            return {"type": "array", "items": self.item(args[0])}
+        if origin is dict:
+            return {"type": "object", "additionalProperties": self.schema(args[1])}
+        if _is_typeddict(tp):
+            return ref(self.typeddict(tp))
+        raise TypeError(f"no OpenAPI schema for {tp!r} (add it to the ruleset's substitutes)")
+
+    def item(self, tp: Any) -> dict[str, Any]:
+        return _nullable(self.schema(tp)) if self.redacted else self.schema(tp)
+
+    def typeddict(self, td: Any) -> str:
+        name = self.component_name(td)
+        if name in self.components:
+            return name
+        self.components[name] = {}  # a placeholder against recursion
+        hints = typing.get_type_hints(td)
+        required = [] if self.request else [k for k in hints if k in td.__required_keys__]
+        schema: dict[str, Any] = {
+            "type": "object",
+            "properties": {key: self.schema(tp) for key, tp in hints.items()},
+            "additionalProperties": False,
+        }
+        if required:
+            schema["required"] = required
+        doc = _doc(td)
+        if doc:
+            schema["description"] = doc
+        self.components[name] = schema
+        return name
+
+    def event(self, cls: Any) -> dict[str, Any]:
+        hints = typing.get_type_hints(cls)
+        properties: dict[str, Any] = {
+            "type": {"type": "string", "enum": [cls.TYPE]},
+            "v": {"type": "integer", "description": "The event's schema version.", "example": cls.VERSION},
+        }
+        redacted = Builder(self.components, self.rt, redacted=True)
+        for f in dataclasses.fields(cls):
+            properties[f.name] = _nullable(redacted.schema(hints[f.name]))
+        doc = _doc(cls)
+        return {
+            "type": "object",
+            "description": (doc + "\n\n" if doc else "")
+            + f"Ruleset `{self.rt.name}`. Fields the viewer may not see are null.",
+            "properties": properties,
+            "required": ["type", "v", *[f.name for f in dataclasses.fields(cls)]],
+            "additionalProperties": False,
+        }
+
+    def recorded_command(self, cls: Any) -> dict[str, Any]:
+        hints = typing.get_type_hints(cls)
+        properties: dict[str, Any] = {"type": {"type": "string", "enum": [cls.TYPE]}}
+        for f in dataclasses.fields(cls):
+            if f.name == "seat":
                 continue
-            hints = typing.get_type_hints(cls)
-            properties: dict[str, Any] = {
-                "type": {"type": "string", "enum": [cls.TYPE]},
-                "v": {
-                    "type": "integer",
-                    "description": "The event's schema version.",
-                    "example": cls.VERSION,
-                },
-            }
-            for f in dataclasses.fields(cls):
-                properties[f.name] = {**_schema_for(hints[f.name]), "nullable": True}
-            doc = (cls.__doc__ or "").strip()
-            if doc.startswith(f"{cls.__name__}("):
-                doc = ""
-            components[name] = {
-                "type": "object",
-                "description": (doc + "\n\n" if doc else "")
-                + f"Ruleset `{slug}`. Fields the viewer may not see are null.",
-                "properties": properties,
-                "required": ["type", "v", *[f.name for f in dataclasses.fields(cls)]],
-            }
-            refs.append({"$ref": f"#/components/schemas/{name}"})
-    components["Event"] = {
-        "description": "An event as the viewer may see it: one of the event types (see `type`).",
-        "oneOf": refs,
+            properties[f.name] = self.schema(hints[f.name])
+        properties["seat"] = {
+            "type": "integer",
+            "nullable": True,
+            "description": "The acting seat; null: the system (start, timers, the creator's tools).",
+        }
+        doc = _doc(cls)
+        return {
+            "type": "object",
+            "description": (doc + "\n\n" if doc else "")
+            + f"Ruleset `{self.rt.name}`, as the record stores it.",
+            "properties": properties,
+            "required": list(properties),
+            "additionalProperties": False,
+        }
+
+
+def _union(
+    refs: dict[str, str], *, description: str, discriminator: str | None, keyword: str = "oneOf"
+) -> dict[str, Any]:
+    """``refs``: discriminator value → component name."""
+    schema: dict[str, Any] = {
+        "description": description,
+        keyword: [ref(n) for n in dict.fromkeys(refs.values())],
     }
+    if discriminator is not None:
+        schema["discriminator"] = {
+            "propertyName": discriminator,
+            "mapping": {value: REF + name for value, name in refs.items()},
+        }
+    return schema
+
+
+def all_types() -> list[tuple[str, RulesetTypes]]:
+    return [(slug, rt) for slug in sorted(RULESETS) if (rt := ruleset_types(slug)) is not None]
+
+
+def ruleset_components() -> dict[str, Any]:
+    components: dict[str, Any] = {"NullEnum": {"enum": [None]}}
+    views: dict[str, str] = {}
+    options: list[str] = []
+    options_in: list[str] = []
+    details: list[str] = []
+    event_refs: dict[str, str] = {}
+    command_refs: dict[str, str] = {}
+    event_clash = command_clash = False
+    for slug, rt in all_types():
+        out = Builder(components, rt)
+        views[slug] = out.typeddict(rt.view)
+        options.append(out.typeddict(rt.options))
+        options_in.append(Builder(components, rt, request=True).typeddict(rt.options))
+        if rt.error_details is not None:
+            details.append(out.typeddict(rt.error_details))
+        for cls in rt.events:
+            cls = typing.cast(Any, cls)
+            name = f"{rt.prefix}{cls.TYPE}Event"
+            if name in components:
+                raise ValueError(f"two rulesets name the component {name}: give one a prefix")
+            components[name] = out.event(cls)
+            event_clash |= cls.TYPE in event_refs
+            event_refs.setdefault(cls.TYPE, name)
+        for cls in rt.commands:
+            cls = typing.cast(Any, cls)
+            name = f"{rt.prefix}{cls.TYPE}CommandRecord"
+            if name in components:
+                raise ValueError(f"two rulesets name the component {name}: give one a prefix")
+            components[name] = out.recorded_command(cls)
+            command_clash |= cls.TYPE in command_refs
+            command_refs.setdefault(cls.TYPE, name)
+    components["GameView"] = _union(
+        views,
+        description="The game as the viewer may see it (the ruleset's view; see `ruleset`): the viewer's "
+        "secrets only, everything once the game is over.",
+        discriminator="ruleset",
+    )
+    components["Event"] = _union(
+        event_refs,
+        description="An event as the viewer may see it: one of the event types (see `type`).",
+        discriminator=None if event_clash else "type",
+    )
+    components["RecordedCommand"] = _union(
+        command_refs,
+        description="A command as the record stores it: `type`, its fields and the acting `seat`.",
+        discriminator=None if command_clash else "type",
+    )
+    components["GameOptions"] = _union(
+        {n: n for n in options},
+        description="The game's options in full (every key, defaults included), as its ruleset defines them.",
+        discriminator=None,
+        keyword="anyOf",
+    )
+    components["GameOptionsRequest"] = _union(
+        {n: n for n in options_in},
+        description="Options for a new game (the ruleset's; missing keys take the defaults). Unknown keys or "
+        "bad values are refused with 422 `invalid_options`.",
+        discriminator=None,
+        keyword="anyOf",
+    )
+    components["RuleErrorDetails"] = _union(
+        {n: n for n in details},
+        description="What a rule error adds (`details` of a problem).",
+        discriminator=None,
+        keyword="anyOf",
+    )
     return components

@@ -76,7 +76,7 @@ class _PauseView(GameView):
     pause = True
 
     def post(self, request: Request, game_id: int) -> Response:
-        data = EmptyInput(data=request.data if request.data is not None else {})
+        data = EmptyInput(data=request.data)
         data.is_valid(raise_exception=True)
         game = services.game_pause(game_id=game_id, by=_player(request), pause=self.pause)
         game.refresh_from_db()
@@ -125,7 +125,7 @@ class HandOverView(GameView):
         tags=["deadlines"],
     )
     def post(self, request: Request, game_id: int, seat: int) -> Response:
-        data = HandOverInput(data=request.data if request.data is not None else {})
+        data = HandOverInput(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
         newcomer: Player | None = None

@@ -20,27 +20,19 @@ from games.rules.registry import RULESETS
 from games.services import BOT_STRATEGIES
 
 
-@extend_schema_field(
-    {
-        "type": "object",
-        "additionalProperties": True,
-        "description": "The ruleset's options (GoodCritters: payoffs, boss_term_limit, fuzz_depth, "
-        "no_vote_rule, "
-        "shuffle_seats, timeout_action, deadlines {distribute, choose} in seconds). Unknown keys or "
-        "bad values "
-        "are refused with 422 `invalid_options`.",
-        "example": {
-            "payoffs": True,
-            "no_vote_rule": "russian",
-            "deadlines": {"choose": 600, "distribute": 300},
-        },
-    }
-)
+@extend_schema_field({"$ref": "#/components/schemas/GameOptionsRequest"})
 class OptionsField(serializers.JSONField):
+    """A new game's options: the ruleset's own (``GameOptionsRequest``, generated from its types)."""
+
     def to_internal_value(self, data: Any) -> Any:
         if not isinstance(data, dict):
             raise serializers.ValidationError("Expected a JSON object.")
         return data
+
+
+@extend_schema_field({"$ref": "#/components/schemas/GameOptions"})
+class OptionsOutputField(serializers.JSONField):
+    """A game's options in full (``GameOptions``)."""
 
 
 class OperatorSetupInput(StrictSerializer):
@@ -77,10 +69,29 @@ class OperatorSetupInput(StrictSerializer):
         return value
 
 
+_SEAT_RANGES = {slug: RULESETS[slug].seat_range() for slug in sorted(RULESETS)}
+_SEATS_HELP = (
+    "How many seats: "
+    + ", ".join(f"`{slug}` {low} to {high}" for slug, (low, high) in _SEAT_RANGES.items())
+    + ". Others are refused with 422 `invalid_seats`."
+)
+
+
+@extend_schema_field(
+    {
+        "type": "integer",
+        "minimum": min(low for low, _ in _SEAT_RANGES.values()),
+        "maximum": max(high for _, high in _SEAT_RANGES.values()),
+    }
+)
+class SeatsField(StrictIntegerField):
+    """The ruleset checks its own range (422 ``invalid_seats``); the spec declares the widest one."""
+
+
 class GameCreateInput(StrictSerializer):
     ruleset = StrictChoiceField(choices=sorted(RULESETS), default="goodcritters", required=False)
     name = StrictCharField(max_length=100, required=False, allow_blank=True, default="")
-    seats = StrictIntegerField(min_value=1, max_value=64, help_text="How many seats (GoodCritters: 4 to 8).")
+    seats = SeatsField(min_value=1, max_value=64, help_text=_SEATS_HELP)
     options = OptionsField(required=False, default=dict)
     allow_spectators = StrictBooleanField(required=False, default=True)
     join = StrictBooleanField(required=False, default=True, help_text="Take seat 0 yourself (default).")
@@ -130,7 +141,7 @@ class GameOutput(serializers.Serializer):
     taken = serializers.IntegerField()
     players = SeatOutput(many=True)
     your_seat = serializers.IntegerField(allow_null=True, required=False)
-    options = OptionsField()
+    options = OptionsOutputField()
     allow_spectators = serializers.BooleanField()
     fair = serializers.BooleanField(help_text="False when an operator fixed the seed, deck or seat order.")
     version = serializers.IntegerField(help_text="The number of events in the game's log.")
@@ -155,16 +166,20 @@ class WaitingOutput(serializers.Serializer):
     you = serializers.BooleanField(help_text="Whether the game waits on you.")
 
 
-@extend_schema_field(
-    {
-        "type": "object",
-        "additionalProperties": True,
-        "description": "The game as the viewer may see it (`ruleset.view_for`): the viewer's secrets only; "
-        "everything once the game is over.",
-    }
-)
+@extend_schema_field({"$ref": "#/components/schemas/GameView"})
 class ViewField(serializers.JSONField):
-    pass
+    """The ruleset's view (``GameView``: a union by ruleset, generated from each ruleset's types)."""
+
+
+def command_names() -> list[str]:
+    """Every player command name of every ruleset (the values of ``legal_commands``)."""
+    from .bindings import all_player_commands
+
+    return sorted(all_player_commands())
+
+
+class LegalCommandsField(serializers.ListField):
+    child = serializers.ChoiceField(choices=command_names())
 
 
 class PublicHeadOutput(serializers.Serializer):
@@ -184,9 +199,7 @@ class ViewerStateOutput(serializers.Serializer):
     public_head = PublicHeadOutput(help_text="The public chain's head at `version`.")
     viewer = serializers.IntegerField(allow_null=True, help_text="Your seat; null for a spectator.")
     state = ViewField()
-    legal_commands = serializers.ListField(
-        child=serializers.CharField(), help_text="Command types you may send now."
-    )
+    legal_commands = LegalCommandsField(help_text="Command types you may send now.")
     waiting = WaitingOutput(allow_null=True)
     over = serializers.BooleanField()
     scores = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
@@ -194,6 +207,11 @@ class ViewerStateOutput(serializers.Serializer):
 
 @extend_schema_field({"$ref": "#/components/schemas/Event"})
 class EventField(serializers.JSONField):
+    pass
+
+
+@extend_schema_field({"allOf": [{"$ref": "#/components/schemas/RecordedCommand"}], "nullable": True})
+class RecordedCommandField(serializers.JSONField):
     pass
 
 
@@ -221,13 +239,24 @@ class FeedOutput(serializers.Serializer):
     public_head = PublicHeadOutput(help_text="The public chain's head at `version`.")
 
 
-class FeedQuery(serializers.Serializer):
+class QuerySerializer(serializers.Serializer):
+    """Query parameters: an empty value (``?status=``) is refused (400 ``invalid_query``), not taken for
+    an absent one."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        blank = [str(name) for name in self.fields if name in data and data.get(name) == ""]
+        if blank:
+            raise serializers.ValidationError({name: ["May not be empty."] for name in blank})
+        return super().to_internal_value(data)
+
+
+class FeedQuery(QuerySerializer):
     after = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
     limit = serializers.IntegerField(required=False, default=200, min_value=1, max_value=1000)
     wait = serializers.FloatField(required=False, default=0, min_value=0, max_value=30)
 
 
-class GameListQuery(serializers.Serializer):
+class GameListQuery(QuerySerializer):
     status = serializers.ChoiceField(choices=GameStatus.choices, required=False, default=GameStatus.OPEN)
     ruleset = serializers.ChoiceField(choices=sorted(RULESETS), required=False)
     free_seats = serializers.BooleanField(required=False, default=False)

@@ -40,7 +40,7 @@ from .serializers import (
 GAME_ID = OpenApiParameter("game_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The game's id.")
 IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key",
-    OpenApiTypes.STR,
+    {"type": "string", "pattern": "^[!-~]{1,255}$", "minLength": 1, "maxLength": 255},
     OpenApiParameter.HEADER,
     required=False,
     description="A unique key (1-255 printable ASCII characters) per intended command. A retry with the same "
@@ -72,6 +72,21 @@ ETAG = OpenApiParameter(
 )
 
 
+CURSOR = OpenApiParameter(
+    "cursor",
+    {"type": "string", "pattern": "^[A-Za-z0-9+/=_-]*$", "maxLength": 1000},
+    description="The pagination cursor, as given in `next` or `previous` (opaque; anything else is a 400 "
+    "`invalid_cursor`).",
+)
+
+
+PAGE_SIZE = OpenApiParameter(
+    "page_size",
+    {"type": "integer", "minimum": 1, "maximum": 100},
+    description="1 to 100 (default 20); anything else is a 400 `invalid_query`.",
+)
+
+
 def _player(request: Request) -> Player:
     user = request.user
     assert isinstance(user, Player)
@@ -100,6 +115,19 @@ class GameCursorPagination(CursorPagination):
     page_size_query_param = "page_size"
     max_page_size = 100
     invalid_cursor_message = "Invalid cursor."
+
+    def get_page_size(self, request: Request) -> int:
+        raw = request.query_params.get(self.page_size_query_param or "page_size")
+        if raw is None:
+            return self.page_size
+        if not (raw.isascii() and raw.isdigit() and 1 <= int(raw) <= self.max_page_size):
+            raise Problem(
+                400,
+                "invalid_query",
+                "Invalid query parameters.",
+                errors={"page_size": [f"A whole number from 1 to {self.max_page_size}."]},
+            )
+        return int(raw)
 
     def decode_cursor(self, request: Request) -> Any:
         raw = request.query_params.get(self.cursor_query_param)
@@ -224,13 +252,8 @@ class GamesView(APIView):
         "out a 400 `invalid_cursor`.",
         parameters=[
             GameListQuery,
-            OpenApiParameter(
-                "cursor",
-                OpenApiTypes.STR,
-                description="The pagination cursor (opaque: take it from `next`/`previous`; anything else is "
-                "a 400 `invalid_cursor`).",
-            ),
-            OpenApiParameter("page_size", OpenApiTypes.INT, description="1 to 100 (default 20)."),
+            CURSOR,
+            PAGE_SIZE,
         ],
         responses={200: GamePageOutput},
         examples=[examples.GAME_LIST],
@@ -345,7 +368,7 @@ class LobbyActionView(GameView):
         raise NotImplementedError
 
     def post(self, request: Request, game_id: int) -> Response:
-        data = self.input_class(data=request.data if request.data is not None else {})
+        data = self.input_class(data=request.data)
         data.is_valid(raise_exception=True)
         game = self.act(request, game_id, dict(data.validated_data))
         game.refresh_from_db()
@@ -501,13 +524,8 @@ class MyGamesView(APIView):
         description="Games you have a seat in (any status), newest first, cursor-paginated. A cursor this "
         "API did not hand out is a 400 `invalid_cursor`.",
         parameters=[
-            OpenApiParameter(
-                "cursor",
-                OpenApiTypes.STR,
-                description="The pagination cursor (opaque: take it from `next`/`previous`; anything else is "
-                "a 400 `invalid_cursor`).",
-            ),
-            OpenApiParameter("page_size", OpenApiTypes.INT, description="1 to 100 (default 20)."),
+            CURSOR,
+            PAGE_SIZE,
         ],
         responses={200: GamePageOutput},
         examples=[examples.GAME_LIST],

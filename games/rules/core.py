@@ -56,6 +56,39 @@ class RuleError(Exception):
         return f"{type(self).__name__}({self.code!r}, {self.message!r})"
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class ErrorCode:
+    """One entry of a ruleset's error catalogue: how the error maps to HTTP and what it means for a client."""
+
+    kind: ErrorKind
+    meaning: str
+
+
+@dataclasses.dataclass(frozen=True)
+class RulesetTypes:
+    """The JSON shapes a ruleset shows to clients, as Python types; the hosting generates the OpenAPI
+    components from them (one generic converter, ``games.api.schema``), so the spec is never a hand-kept copy.
+
+    ``view`` is a TypedDict of :meth:`Ruleset.view_for`'s result with a ``ruleset: Literal[slug]`` key (the
+    discriminator of the state union); ``options`` a TypedDict of :meth:`Ruleset.options_to_json`;
+    ``events``, ``commands`` (system and player) and ``player_commands`` the dataclasses the JSON forms are
+    made from (``{"type": TYPE, ...fields}``); ``substitutes`` maps a field type to the type of its JSON
+    form (e.g. the options dataclass to ``options``, ``bytes`` to ``str``); ``errors`` is the catalogue of
+    every :class:`RuleError` code the ruleset raises and ``error_details`` a TypedDict of their ``details``.
+    ``prefix`` starts the names of the event and command components (unique across rulesets)."""
+
+    name: str
+    prefix: str
+    view: type
+    options: type
+    events: tuple[type, ...]
+    commands: tuple[type, ...]
+    player_commands: tuple[type, ...]
+    substitutes: Mapping[Any, Any]
+    errors: Mapping[str, ErrorCode]
+    error_details: type | None = None
+
+
 class InvalidOptions(RuleError):
     """A game option set that the ruleset refuses (unknown key, bad value, bad combination)."""
 

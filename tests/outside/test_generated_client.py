@@ -128,6 +128,14 @@ class Seat:
             game_id, client=self.client, body=request_model.from_dict(body), **headers
         )
 
+    def send_typed(self, game_id: int, type_name: str, body: Any) -> Any:
+        module = sub(self.pkg, f"api.commands.games_commands_{snake_case(type_name)}")
+        return module.sync_detailed(game_id, client=self.client, body=body, idempotency_key=uuid.uuid4().hex)
+
+
+def snake_case(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
+
 
 RULESET_SNAKE = {
     "DistributeLoot": "distribute_loot",
@@ -234,3 +242,131 @@ def test_a_generated_client_plays_a_complete_game(
     # the game is listed among each player's games, typed
     mine = sub(pkg, "api.play.me_games_list").sync(client=seats[-1].client)
     assert game_id in [g.id for g in mine.results]
+
+
+# --------------------------------------------------------------------------------------------------
+# the typed client: state, commands, problems, the record's events and commands are classes, not dicts
+# --------------------------------------------------------------------------------------------------
+def typed_next(
+    models: ModuleType, view: Any, rnd: random.Random, offered: set[int]
+) -> tuple[str, Any] | None:
+    """The next command of the viewing seat from its TYPED view (``ViewerStateOutput`` whose ``state`` is a
+    ``GoodCrittersView``), as a typed request model; payoffs and gifts when the rules allow them."""
+    legal = {c.value for c in view.legal_commands}
+    if view.waiting is None or not view.waiting.you:
+        return None
+    state = view.state
+    assert isinstance(state, models.GoodCrittersView)
+    me = view.viewer
+    mine = state.seats[me]
+    assert isinstance(mine, models.GoodCrittersSeatView)
+    others = [s.seat for s in state.seats if s.seat != me]
+    if "DistributeLoot" in legal:
+        shares: list[list[int]] = [[] for _ in state.seats]
+        for card in state.table:
+            assert isinstance(card, models.GoodCrittersCardView)
+            shares[rnd.randrange(len(shares))].append(card.id)
+        return "DistributeLoot", models.DistributeLootCommandRequest(shares=shares)
+    if not mine.chosen:
+        stash = mine.stash if isinstance(mine.stash, list) else []
+        if "OfferPayoff" in legal and me not in offered and stash:
+            offered.add(me)
+            return "OfferPayoff", models.OfferPayoffCommandRequest(
+                token=0,
+                side=models.SideEnum.YES,
+                target=rnd.choice(others),
+                loot=[stash[0].id],
+                visibility=rnd.choice(list(models.VisibilityEnum)),
+            )
+        if "GiveGift" in legal and mine.payoff_cards > 0 and rnd.random() < 0.2:
+            return "GiveGift", models.GiveGiftCommandRequest(to=rnd.choice(others), payoff_cards=1)
+        return "ChooseAction", models.ChooseActionCommandRequest(action=rnd.choice(list(models.ActionEnum)))
+    if "SetReady" in legal and not mine.ready:
+        return "SetReady", models.SetReadyCommandRequest(ready=True)
+    return None
+
+
+def test_a_typed_client_plays_a_game_with_payoffs(live: LiveServer, client_package: ModuleType) -> None:
+    pkg = client_package
+    models = sub(pkg, "models")
+    rnd = random.Random(44)
+    seats = [Seat(pkg, live.url, rnd) for _ in range(4)]
+    created = sub(pkg, "api.lobby.games_create").sync_detailed(
+        client=seats[0].client,
+        body=models.GameCreateInputRequest(
+            seats=4, name="typed", options=models.GoodCrittersOptionsRequest(payoffs=True)
+        ),
+    )
+    assert created.status_code == 201, created.content
+    assert isinstance(created.parsed.options, models.GoodCrittersOptions)
+    assert created.parsed.options.payoffs is True
+    game_id = created.parsed.id
+    for seat in seats[1:]:
+        assert (
+            sub(pkg, "api.lobby.games_join")
+            .sync_detailed(game_id, client=seat.client, body=models.JoinInputRequest())
+            .status_code
+            == 200
+        )
+    state_op = sub(pkg, "api.play.games_state_retrieve")
+
+    def view_of(seat: Seat) -> Any:
+        parsed = state_op.sync(game_id, client=seat.client)
+        assert isinstance(parsed, models.ViewerStateOutput)
+        return parsed
+
+    seats.sort(key=lambda s: view_of(s).viewer)
+
+    # a rule error is a typed problem, with the request path as its instance
+    me = view_of(seats[0]).viewer
+    bad = seats[0].send_typed(game_id, "PlaceThreat", models.PlaceThreatCommandRequest(target=me))
+    assert bad.status_code in (409, 422), bad.content
+    assert isinstance(bad.parsed, models.Problem)
+    assert bad.parsed.code in ("cannot_threaten_self", "wrong_step")
+    assert bad.parsed.instance == f"/api/v1/games/{game_id}/commands/place-threat"
+
+    offered: set[int] = set()
+    sent = 0
+    while sent < 3000:
+        views = [view_of(s) for s in seats]
+        if views[0].over:
+            break
+        progressed = False
+        for seat, view in zip(seats, views, strict=True):
+            step = typed_next(models, view, rnd, offered)
+            if step is None:
+                continue
+            type_name, body = step
+            r = seat.send_typed(game_id, type_name, body)
+            assert r.status_code == 200, (type_name, r.content[:500])
+            assert isinstance(r.parsed, models.ViewerStateOutput)
+            sent += 1
+            progressed = True
+            break  # the others' views changed: read them again
+        assert progressed, "the game is not over but no seat has anything to do"
+    final = view_of(seats[0])
+    assert final.over is True
+    assert isinstance(final.state.scores, list)
+    assert offered, "no payoff was offered"
+
+    # the record: every event and command a typed class (the union parsed by its `type`)
+    record = sub(pkg, "api.audit.games_record_retrieve").sync(game_id, client=seats[0].client)
+    assert isinstance(record, models.RecordOutput)
+    event_classes = tuple(getattr(models, n) for n in dir(models) if n.endswith("Event") and n != "Event")
+    command_classes = tuple(getattr(models, n) for n in dir(models) if n.endswith("CommandRecord"))
+    kinds = set()
+    for entry in record.events:
+        assert isinstance(entry.data, event_classes), type(entry.data)
+        assert type(entry.data).__name__ == f"{entry.type_}Event"
+        kinds.add(entry.type_)
+        if entry.command is not None:
+            assert isinstance(entry.command, command_classes), type(entry.command)
+    started = record.events[0].data
+    assert isinstance(started, models.GameStartedEvent)
+    assert isinstance(started.options, models.GoodCrittersOptions)
+    assert started.options.payoffs is True
+    assert isinstance(record.events[0].command, models.StartGameCommandRecord)
+    assert {"PayoffOffered", "PayoffResolved", "GameEnded"} <= kinds, kinds
+    # the feed's events are typed the same way
+    feed = sub(pkg, "api.play.games_events_list").sync(game_id, client=seats[1].client, after=0, limit=1000)
+    assert all(isinstance(item.event, event_classes) for item in feed.events)

@@ -7,67 +7,212 @@ from __future__ import annotations
 
 from typing import Any, Final, NoReturn
 
-from games.rules.core import ErrorKind, RuleError
+from games.rules.core import ErrorCode, ErrorKind, RuleError
 
 INVALID, CONFLICT, FORBIDDEN = ErrorKind.INVALID, ErrorKind.CONFLICT, ErrorKind.FORBIDDEN
 
-CODES: Final[dict[str, ErrorKind]] = {
+ERRORS: Final[dict[str, ErrorCode]] = {
     # malformed input
-    "invalid_command": INVALID,
-    "invalid_setup": INVALID,
-    "invalid_players": INVALID,
+    "invalid_command": ErrorCode(
+        INVALID,
+        "The command's JSON is malformed (unknown type, missing, unknown or ill-typed field).",
+    ),
+    "invalid_setup": ErrorCode(
+        INVALID,
+        "An operator's setup (seats, Stashes, pile, Boss) is not a valid deal.",
+    ),
+    "invalid_players": ErrorCode(
+        INVALID,
+        "The start names fewer than 4 or more than 8 players, or the same player twice (R1.1).",
+    ),
     # the game's phase
-    "not_started": CONFLICT,
-    "already_started": CONFLICT,
-    "game_over": CONFLICT,
-    "wrong_step": CONFLICT,
-    "no_change": CONFLICT,
+    "not_started": ErrorCode(
+        CONFLICT,
+        "The game has not started yet.",
+    ),
+    "already_started": ErrorCode(
+        CONFLICT,
+        "The game has already started.",
+    ),
+    "game_over": ErrorCode(
+        CONFLICT,
+        "The game is over: nothing more can be played.",
+    ),
+    "wrong_step": ErrorCode(
+        CONFLICT,
+        "The game is not in a step where this is allowed (`details.step`: the current step).",
+    ),
+    "no_change": ErrorCode(
+        CONFLICT,
+        "This changes nothing (the marker is already there, the ready flag already so, already voted).",
+    ),
     # who may act
-    "not_seated": FORBIDDEN,
-    "system_only": FORBIDDEN,
-    "player_only": FORBIDDEN,
-    "resigned": FORBIDDEN,
-    "not_boss": FORBIDDEN,
-    "not_your_trade": FORBIDDEN,
+    "not_seated": ErrorCode(
+        FORBIDDEN,
+        "You have no seat in this game.",
+    ),
+    "system_only": ErrorCode(
+        FORBIDDEN,
+        "Only the system (timers, the creator's tools) sends this command.",
+    ),
+    "player_only": ErrorCode(
+        FORBIDDEN,
+        "Only a seated player sends this command.",
+    ),
+    "resigned": ErrorCode(
+        FORBIDDEN,
+        "Your seat has resigned: it cannot act any more (R7.4).",
+    ),
+    "not_boss": ErrorCode(
+        FORBIDDEN,
+        "Only the Boss may do this (distribute the Loot, R2.2).",
+    ),
+    "not_your_trade": ErrorCode(
+        FORBIDDEN,
+        "The trade offer is not made to you (accept, decline) or not yours (withdraw).",
+    ),
     # Step 2
-    "invalid_distribution": INVALID,
+    "invalid_distribution": ErrorCode(
+        INVALID,
+        "The shares must hand out every face-up card exactly once, one share per seat (R2.2).",
+    ),
     # Step 3
-    "invalid_action": INVALID,
-    "invalid_seat": INVALID,
-    "cannot_threaten_self": INVALID,
-    "no_threat": CONFLICT,
-    "action_not_chosen": CONFLICT,
+    "invalid_action": ErrorCode(
+        INVALID,
+        "Not an Action card (guard, rob, skim, vote_no, vote_yes).",
+    ),
+    "invalid_seat": ErrorCode(
+        INVALID,
+        "No such seat in this game.",
+    ),
+    "cannot_threaten_self": ErrorCode(
+        INVALID,
+        "The Threat marker goes in front of another seat (R2.3).",
+    ),
+    "no_threat": ErrorCode(
+        CONFLICT,
+        "You have no Threat marker placed.",
+    ),
+    "action_not_chosen": ErrorCode(
+        CONFLICT,
+        "Choose an Action before saying you are ready (R2.4).",
+    ),
     # payoffs, gifts, trades
-    "payoffs_off": INVALID,
-    "invalid_token": INVALID,
-    "invalid_side": INVALID,
-    "invalid_visibility": INVALID,
-    "cannot_pay_self": INVALID,
-    "empty_bundle": INVALID,
-    "card_not_in_stash": INVALID,
-    "duplicate_card": INVALID,
-    "not_enough_payoff_cards": INVALID,
-    "token_not_placed": CONFLICT,
-    "cannot_gift_self": INVALID,
-    "empty_gift": INVALID,
-    "cannot_trade_self": INVALID,
-    "empty_trade": INVALID,
-    "invalid_values": INVALID,
-    "invalid_count": INVALID,
-    "no_such_trade": CONFLICT,
-    "trade_mismatch": INVALID,
-    "too_many_trades": CONFLICT,
+    "payoffs_off": ErrorCode(
+        INVALID,
+        "The Payoff rules are off in this game (option `payoffs`).",
+    ),
+    "invalid_token": ErrorCode(
+        INVALID,
+        "A Payoff token is 0 or 1 (R6.1).",
+    ),
+    "invalid_side": ErrorCode(
+        INVALID,
+        "A Payoff token's side is yes or no (R6.1).",
+    ),
+    "invalid_visibility": ErrorCode(
+        INVALID,
+        "A bundle is open, peek or hidden (R6.2).",
+    ),
+    "cannot_pay_self": ErrorCode(
+        INVALID,
+        "A Payoff goes in front of another seat (R6.1).",
+    ),
+    "empty_bundle": ErrorCode(
+        INVALID,
+        "A bundle needs at least one Loot card or Payoff card.",
+    ),
+    "card_not_in_stash": ErrorCode(
+        INVALID,
+        "A card named is not in your Stash (`details.card`).",
+    ),
+    "duplicate_card": ErrorCode(
+        INVALID,
+        "The same card is named twice.",
+    ),
+    "not_enough_payoff_cards": ErrorCode(
+        INVALID,
+        "You do not have that many Payoff cards.",
+    ),
+    "token_not_placed": ErrorCode(
+        CONFLICT,
+        "That Payoff token is not on the table.",
+    ),
+    "cannot_gift_self": ErrorCode(
+        INVALID,
+        "A gift goes to another seat (R6.4).",
+    ),
+    "empty_gift": ErrorCode(
+        INVALID,
+        "A gift needs at least one Loot card or Payoff card.",
+    ),
+    "cannot_trade_self": ErrorCode(
+        INVALID,
+        "A trade is offered to another seat (R6.4).",
+    ),
+    "empty_trade": ErrorCode(
+        INVALID,
+        "A trade gives at least one card and wants at least one card.",
+    ),
+    "invalid_values": ErrorCode(
+        INVALID,
+        "Wanted Loot values must be values Loot cards have.",
+    ),
+    "invalid_count": ErrorCode(
+        INVALID,
+        "A number of cards is negative.",
+    ),
+    "no_such_trade": ErrorCode(
+        CONFLICT,
+        "No open trade with this id (it was accepted, declined, withdrawn or lapsed).",
+    ),
+    "trade_mismatch": ErrorCode(
+        INVALID,
+        "The cards named do not match the trade's wanted values.",
+    ),
+    "too_many_trades": ErrorCode(
+        CONFLICT,
+        "You already have the most open trade offers allowed.",
+    ),
     # talk
-    "invalid_message": INVALID,
+    "invalid_message": ErrorCode(
+        INVALID,
+        "A message has 1 to 2000 characters; a private one goes to other seats, each once.",
+    ),
     # play by web: absent players, pause
-    "paused": CONFLICT,
-    "not_paused": CONFLICT,
-    "already_paused": CONFLICT,
-    "pause_by_creator": CONFLICT,
-    "pause_by_vote": CONFLICT,
-    "not_on_autopilot": CONFLICT,
-    "invalid_hand_over": INVALID,
+    "paused": ErrorCode(
+        CONFLICT,
+        "The game is paused.",
+    ),
+    "not_paused": ErrorCode(
+        CONFLICT,
+        "The game is not paused.",
+    ),
+    "already_paused": ErrorCode(
+        CONFLICT,
+        "The game is already paused.",
+    ),
+    "pause_by_creator": ErrorCode(
+        CONFLICT,
+        "In this game the creator pauses and resumes (option `pause_by`).",
+    ),
+    "pause_by_vote": ErrorCode(
+        CONFLICT,
+        "In this game the players vote to pause (option `pause_by`).",
+    ),
+    "not_on_autopilot": ErrorCode(
+        CONFLICT,
+        "The seat is not on autopilot.",
+    ),
+    "invalid_hand_over": ErrorCode(
+        INVALID,
+        "The seat cannot be handed over (no such seat, not abandoned, or the new player already plays).",
+    ),
 }
+"""Every code the rules raise, once: its kind (the HTTP status, ``critters_api.problems``) and meaning.
+``tests/rules/test_error_catalogue.py`` walks the rules for raised codes missing here."""
+
+CODES: Final[dict[str, ErrorKind]] = {code: entry.kind for code, entry in ERRORS.items()}
 
 
 def rule_error(code: str, message: str, **details: Any) -> RuleError:

@@ -1,0 +1,215 @@
+"""The error catalogue: every ``code`` the server can answer, with its HTTP status and its meaning.
+
+Two sources, each declared once next to the code that raises it: the service's own codes (below,
+checked against every ``Problem(...)``/``problem_http_response(...)`` in the code by
+``tests/api/test_error_catalogue.py``) and each ruleset's rule errors (``RulesetTypes.errors``, e.g.
+``games/rules/goodcritters/errors.py``; their status from their kind). The OpenAPI schema lists, per
+operation and status, the codes of the scopes that operation has (``critters_api.schema.AutoSchema``);
+``docs/ERRORS.md`` is this catalogue as a page (``python -m critters_api.error_codes > docs/ERRORS.md``;
+a test keeps it current).
+
+A scope says where a code can come from:
+
+* ``any``: every operation; ``auth``: operations that need a token; ``body``: operations with a request body;
+  ``path``: operations with a path parameter; ``query``/``cursor``: operations with query parameters or a
+  cursor; ``game``: operations on one game (``{game_id}``);
+* the rest are named by the views that need them (``error_scopes``): ``command`` (player commands; with
+  ``rules``, every rule error of every ruleset), ``create``, ``lobby``, ``creator``, ``audit``, ``state_at``,
+  ``login``, ``tokens``, ``webhooks``, ``webhook_create``, ``stream``, ``http`` (outside any operation).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+
+from games.rules.core import ErrorKind
+
+RULE_ERROR_STATUS: dict[ErrorKind, int] = {
+    ErrorKind.INVALID: 422,
+    ErrorKind.CONFLICT: 409,
+    ErrorKind.FORBIDDEN: 403,
+}
+"""Rule errors map to HTTP here and nowhere else."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ErrorEntry:
+    code: str
+    status: int
+    meaning: str
+    scope: str
+    ruleset: str | None = None  # for rule errors: the ruleset that raises it
+
+
+def _e(code: str, status: int, scope: str, meaning: str) -> ErrorEntry:
+    return ErrorEntry(code, status, meaning, scope)
+
+
+SERVICE_ERRORS: tuple[ErrorEntry, ...] = (
+    # everywhere
+    _e("throttled", 429, "any", "Too many requests for this token (or address): wait `Retry-After` seconds."),
+    _e(
+        "database_unavailable",
+        503,
+        "any",
+        "The database is restarting: nothing was applied; retry after `Retry-After` seconds "
+        "(with the same Idempotency-Key for a command).",
+    ),
+    _e("nul_byte", 400, "any", "A NUL byte in the path or query string."),
+    _e("not_authenticated", 401, "auth", "No credentials: send `Authorization: Bearer <token>`."),
+    _e("authentication_failed", 401, "auth", "The token is unknown, revoked or expired."),
+    _e("permission_denied", 403, "auth", "You may not do this."),
+    _e("not_found", 404, "path", "There is nothing at this address (or no such object of yours)."),
+    _e("malformed_request", 400, "body", "The body is not JSON (or not UTF-8)."),
+    _e("request_too_large", 413, "body", "The request body is too large."),
+    _e("unsupported_media_type", 415, "body", "Send `Content-Type: application/json`."),
+    _e("validation_error", 422, "body", "A field is missing, unknown or invalid: see `errors`."),
+    _e("invalid_query", 400, "query", "A query parameter is invalid: see `errors`."),
+    _e("invalid_cursor", 400, "cursor", "The pagination cursor (or the stream's `after`) is not valid."),
+    # one game
+    _e("game_not_found", 404, "game", "No such game (or a private game you do not sit in)."),
+    _e("not_seated", 403, "command", "You have no seat in this game."),
+    _e("not_started", 409, "command", "The game has not started."),
+    _e("game_over", 409, "command", "The game is over."),
+    _e(
+        "invalid_idempotency_key",
+        400,
+        "command",
+        "The Idempotency-Key is not 1 to 255 printable ASCII characters.",
+    ),
+    _e(
+        "idempotency_key_in_use",
+        409,
+        "command",
+        "A request with this Idempotency-Key is still being processed: retry later.",
+    ),
+    _e(
+        "idempotency_key_reused",
+        422,
+        "command",
+        "This Idempotency-Key was used for a different request (another game, command or body).",
+    ),
+    _e(
+        "precondition_failed",
+        412,
+        "command",
+        "If-Match does not match the game's ETag: nothing applied (the current one is in `etag`).",
+    ),
+    _e("autopilot_on", 409, "command", "Your seat is on autopilot: take it back first (TakeBackSeat)."),
+    # lobby
+    _e("unknown_ruleset", 422, "create", "No such ruleset."),
+    _e("invalid_seats", 422, "create", "The ruleset does not seat that many players."),
+    _e("too_many_seats", 422, "create", "More bots (and you) than seats."),
+    _e("invalid_options", 422, "create", "An option is unknown or has a bad value (`details.key` names it)."),
+    _e("operators_only", 403, "create", "Only operators may fix the seed, deck or seats (`setup`)."),
+    _e("invalid_setup", 422, "create", "The operator's `setup` is not valid."),
+    _e("invalid_strategy", 422, "create", "No such bot strategy."),
+    _e("invalid_strategy", 422, "lobby", "No such bot strategy."),
+    _e("already_started", 409, "lobby", "The game has already started."),
+    _e("game_cancelled", 409, "lobby", "The game was cancelled."),
+    _e("invalid_seat", 422, "lobby", "No such seat in this game."),
+    _e("seat_taken", 409, "lobby", "That seat is taken."),
+    _e("game_full", 409, "lobby", "Every seat is taken."),
+    _e("already_seated", 409, "lobby", "You already have a seat in this game."),
+    _e("not_seated", 409, "lobby", "You have no seat in this game (leave)."),
+    _e("not_creator", 403, "lobby", "Only the game's creator may do this."),
+    _e("not_enough_players", 409, "lobby", "Fewer seats taken than the ruleset's minimum."),
+    _e("setup_mismatch", 409, "lobby", "The operator's seat order does not match the taken seats."),
+    _e("seat_not_found", 404, "lobby", "No such taken seat."),
+    _e(
+        "invalid_setup",
+        422,
+        "lobby",
+        "The game starts when its last seat is taken: the operator's `setup` does not fit the seats taken.",
+    ),
+    # the creator's tools (pause, resume, hand-over)
+    _e("not_creator", 403, "creator", "Only the game's creator may do this."),
+    _e("not_started", 409, "creator", "The game has not started."),
+    _e("game_over", 409, "creator", "The game is over."),
+    _e("seat_not_found", 404, "creator", "No such seat in this game."),
+    _e("player_not_found", 404, "creator", "No such player."),
+    _e("already_seated", 409, "creator", "That player already has a seat in this game."),
+    # audit
+    _e("game_not_over", 409, "audit", "The game is running: its record is public once it is over."),
+    _e("no_such_event", 404, "state_at", "No event with this number in the game."),
+    _e(
+        "invalid_checkpoint",
+        400,
+        "verify",
+        "A `checkpoint` is not `SEQ:HASH` (a seq of the game and 64 lowercase hex digits), or there are more "
+        "than 100.",
+    ),
+    # players
+    _e("invalid_credentials", 401, "login", "Wrong username or password."),
+    # notifications
+    _e("webhook_not_found", 404, "webhooks", "No such webhook endpoint of yours."),
+    _e("too_many_webhooks", 409, "webhook_create", "You have the most webhook endpoints allowed."),
+    _e(
+        "webhook_destination_refused",
+        422,
+        "webhook_create",
+        "The URL is not a public http(s) address (private, loopback and link-local targets are refused).",
+    ),
+    _e("stream_needs_asgi", 503, "stream", "The live stream is served by the ASGI process only."),
+    _e("game_busy", 503, "stream", "The game changed during every snapshot attempt: reconnect."),
+    _e("method_not_allowed", 405, "stream", "Only GET is allowed here."),
+    # outside any documented operation (unknown URLs, the health check, the replay page)
+    _e("method_not_allowed", 405, "http", "The method is not allowed on this URL."),
+    _e("not_acceptable", 406, "http", "The `Accept` header asks for a type the API does not answer (JSON)."),
+    _e("bad_request", 400, "http", "The request could not be understood (e.g. a bad Host header)."),
+    _e("server_error", 500, "http", "A bug on our side (never expected; reported)."),
+)
+
+
+def rule_errors() -> list[ErrorEntry]:
+    """Every rule error of every ruleset (``RulesetTypes.errors``), with its status."""
+    from games.api.bindings import ruleset_types
+    from games.rules.registry import RULESETS
+
+    out = []
+    for slug in sorted(RULESETS):
+        rt = ruleset_types(slug)
+        if rt is None:
+            continue
+        for code, entry in rt.errors.items():
+            out.append(ErrorEntry(code, RULE_ERROR_STATUS[entry.kind], entry.meaning, "rules", slug))
+    return out
+
+
+def catalogue() -> list[ErrorEntry]:
+    return [*SERVICE_ERRORS, *rule_errors()]
+
+
+def codes_by_status(scopes: Iterable[str]) -> dict[int, list[ErrorEntry]]:
+    """The codes of ``scopes`` by status (one entry per code and status)."""
+    wanted = set(scopes)
+    out: dict[int, dict[str, ErrorEntry]] = {}
+    for entry in catalogue():
+        if entry.scope in wanted:
+            out.setdefault(entry.status, {}).setdefault(entry.code, entry)
+    return {status: sorted(codes.values(), key=lambda e: e.code) for status, codes in sorted(out.items())}
+
+
+def markdown() -> str:
+    lines = [
+        "# Error codes",
+        "",
+        "Every error is `application/problem+json` (RFC 9457) with a stable machine `code`.",
+        "This page is generated from the catalogue in the code",
+        "(`python -m critters_api.error_codes > docs/ERRORS.md`;",
+        "`tests/api/test_error_catalogue.py` fails when it is out of date).",
+        "The OpenAPI schema lists, for each operation and status, the codes it can answer",
+        "(`x-codes` on each problem response).",
+        "",
+        "| code | status | where | meaning |",
+        "| --- | --- | --- | --- |",
+    ]
+    for entry in sorted(catalogue(), key=lambda e: (e.ruleset or "", e.code, e.status, e.scope)):
+        where = f"rules ({entry.ruleset})" if entry.ruleset else entry.scope
+        lines.append(f"| `{entry.code}` | {entry.status} | {where} | {entry.meaning} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(markdown(), end="")
