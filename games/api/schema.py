@@ -145,7 +145,7 @@ class Builder:
             "description": (doc + "\n\n" if doc else "")
             + f"Ruleset `{self.rt.name}`. Fields the viewer may not see are null.",
             "properties": properties,
-            "required": ["type", "v", *[f.name for f in dataclasses.fields(cls)]],
+            "required": ["type", "v", *[f.name for f in dataclasses.fields(cls) if _always_there(f)]],
             "additionalProperties": False,
         }
 
@@ -167,9 +167,24 @@ class Builder:
             "description": (doc + "\n\n" if doc else "")
             + f"Ruleset `{self.rt.name}`, as the record stores it.",
             "properties": properties,
-            "required": list(properties),
+            "required": [
+                "type",
+                "seat",
+                *[f.name for f in dataclasses.fields(cls) if f.name != "seat" and _always_there(f)],
+            ],
             "additionalProperties": False,
         }
+
+
+def _always_there(f: dataclasses.Field[Any]) -> bool:
+    """Whether every stored form of an event or command has this field: not one with a default (a
+    command stored before the field existed reads as the default) nor one an older event version lacks
+    (``metadata["absent_before_version"]``): records of old games still validate."""
+    return (
+        f.default is dataclasses.MISSING
+        and f.default_factory is dataclasses.MISSING
+        and "absent_before_version" not in f.metadata
+    )
 
 
 def _union(

@@ -7,7 +7,7 @@ whose ready flag the event clears (R2.4), so :func:`.evolve.evolve` only applies
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .options import Options
 
@@ -35,7 +35,8 @@ class GameStarted:
     pile: Cards
     types: tuple[str, ...]
     pile_size: int  # public: the number of cards in the pile, The Fuzz! included
-    rules: int  # the rules' version the game plays under (ruling 32)
+    # the rules' version the game plays under (ruling 32); absent from version 1 (a game under rules 2)
+    rules: int = field(metadata={"absent_before_version": 2})
 
 
 @dataclass(frozen=True, slots=True)

@@ -144,7 +144,7 @@ class GoodCrittersOptions(TypedDict):
     absence: Absence
     pause_by: Literal["creator", "vote"]
     warn_before: int | None
-    max_pause: int
+    max_pause: NotRequired[int]  # R7.6: in games under rules 3 and later (ruling 32)
 
 
 class ErrorDetails(TypedDict, total=False):
