@@ -27,6 +27,8 @@ from redis.exceptions import RedisError
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
+from critters_api.celery import redis_health
+
 logger = logging.getLogger(__name__)
 
 _COUNT = """
@@ -65,12 +67,18 @@ def client_address(meta: Any) -> str:
 
 def count(bucket: str, period: int) -> tuple[int, int] | None:
     """Count one request in ``bucket``'s current window of ``period`` seconds: (requests in the window, ms
-    until it ends). ``None`` when Redis is unavailable (callers serve rather than fail)."""
+    until it ends). ``None`` when Redis is unavailable (callers serve rather than fail): the first failure
+    marks Redis down for this process (``critters_api.celery.redis_health``, shared with publishing), and
+    requests skip it at once until its probe sees Redis answer again, so a hung Redis costs one timeout per
+    process, not one per request."""
+    if redis_health.down():  # found unreachable moments ago: do not wait on it again (a probe watches it)
+        return None
     key = f"{settings.CACHES['default'].get('KEY_PREFIX', '')}:throttle:{period}:{bucket}"
     try:
         n, ttl_ms = _counter()(keys=[key], args=[period * 1000])
     except RedisError:
         logger.warning("throttling skipped: Redis is unavailable")
+        redis_health.failed()
         return None
     return int(n), int(ttl_ms)
 
