@@ -138,7 +138,7 @@ SERVICE_ERRORS: tuple[ErrorEntry, ...] = (
         400,
         "verify",
         "A `checkpoint` is not `SEQ:HASH` (a seq of the game and 64 lowercase hex digits), or there are more "
-        "than 100.",
+        "than 16.",
     ),
     # players
     _e("invalid_credentials", 401, "login", "Wrong username or password."),

@@ -17,7 +17,7 @@ from rest_framework.response import Response
 
 from critters_api.problems import Problem, problem_http_response
 from games.audit import export, replay, signature
-from games.audit.verify import FORMAT, FORMAT_VERSION, parse_checkpoint, verify_record
+from games.audit.verify import CHECKPOINT_PATTERN, FORMAT, FORMAT_VERSION, parse_checkpoint, verify_record
 from games.models import Game
 from players.models import Player
 
@@ -309,16 +309,20 @@ class RecordView(GameView):
         return Response(export.game_record(game))
 
 
+MAX_CHECKPOINTS = 16  # up to ~100 characters each in the query string: 100 overflowed the 4 KiB request line
 CHECKPOINT = OpenApiParameter(
     "checkpoint",
-    OpenApiTypes.STR,
+    {
+        "type": "array",
+        "items": {"type": "string", "pattern": f"^{CHECKPOINT_PATTERN.pattern}$"},
+        "maxItems": MAX_CHECKPOINTS,
+    },
     OpenApiParameter.QUERY,
-    many=True,
     explode=True,
     description="A public chain head you saved while the game ran, as `SEQ:HASH` (the `public_head` of any "
-    "state response): the record must have that public hash at event SEQ. Repeatable (at most 100).",
+    "state response): the record must have that public hash at event SEQ. Repeatable (at most 16, so that "
+    "the URL stays within what servers and proxies accept).",
 )
-MAX_CHECKPOINTS = 100
 
 
 def _checkpoints(request: Request) -> list[tuple[int, str]]:

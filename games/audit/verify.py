@@ -741,13 +741,17 @@ def verify_record(
     return verdict
 
 
+CHECKPOINT_PATTERN: Final = re.compile(r"[1-9][0-9]{0,17}:[0-9a-f]{64}")
+"""A checkpoint as written: an event number (no leading zero) and the public hash at it."""
+
+
 def parse_checkpoint(text: str) -> tuple[int, str]:
     """``SEQ:HEAD`` (an event number and 64 lowercase hex digits) -> ``(seq, head)``; ValueError else."""
-    seq, sep, head = text.strip().partition(":")
-    if not sep or not seq.isdigit() or not _is_hex(head, 64) or int(seq) < 1:
+    if not CHECKPOINT_PATTERN.fullmatch(text):
         raise ValueError(
             f"a checkpoint is SEQ:HEAD (an event number and 64 lowercase hex digits), not {text!r}"
         )
+    seq, _sep, head = text.partition(":")
     return int(seq), head
 
 
