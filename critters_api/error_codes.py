@@ -88,7 +88,7 @@ SERVICE_ERRORS: tuple[ErrorEntry, ...] = (
         "idempotency_key_reused",
         422,
         "command",
-        "This Idempotency-Key was used for a different request (another game, command or body).",
+        "This Idempotency-Key was used on this game for a different request (another command or body).",
     ),
     _e(
         "precondition_failed",
