@@ -170,8 +170,9 @@ def _pool_class() -> Any:
     and waits for the pool to open a new one, which is refused at once, and again, until the pool's
     ``timeout``: every request that met the crash first waited the whole timeout (5 s) for its 503, longer
     than many clients wait. Here a borrow first waits ``FIRST_WAIT``; if by then the pool's last attempt to
-    connect failed (:data:`reachability`), it gives up at once (the caller answers 503); else the server is
-    only busy and it waits the rest of the timeout, as before (losing its place in the queue once)."""
+    connect failed (:data:`reachability`) and a probe of the server fails too, it gives up at once (the
+    caller answers 503); else the server is only busy, or back, and it waits the rest of the timeout, as
+    before (losing its place in the queue once)."""
     from psycopg_pool import ConnectionPool, PoolTimeout
 
     class FailFastPool(ConnectionPool):
@@ -182,7 +183,9 @@ def _pool_class() -> Any:
                 return super().getconn(timeout=min(FIRST_WAIT, total))
             except PoolTimeout:
                 left = total - (time.monotonic() - started)
-                if reachability.failing or left <= 0:
+                # the pool's last attempt was refused: ask the server itself (one probe a second per
+                # process) rather than wait out the pool's reconnection backoff
+                if left <= 0 or (reachability.failing and not reachability.reachable(self)):
                     raise
             return super().getconn(timeout=left)
 
