@@ -73,7 +73,13 @@ class Game:
         self.acked: list[str] = []  # Idempotency-Keys of the commands the service acknowledged (200)
 
     def view(self, p: HttpPlayer) -> dict[str, Any]:
+        # right after an outage a web process that has not yet seen the database back answers 503 with
+        # Retry-After (each process finds out on its own within a second or two): read again, as clients do
+        start = time.monotonic()
         r = p.get(f"/api/v1/games/{self.id}/state")
+        while r.status_code == 503 and time.monotonic() - start < RECOVERY_TIMEOUT:
+            time.sleep(0.2)
+            r = p.get(f"/api/v1/games/{self.id}/state")
         assert r.status_code == 200, r.text
         body: dict[str, Any] = r.json()
         return body
