@@ -23,6 +23,7 @@ class StartGame:
     seats: tuple[str, ...] | None = None
     loot_deck: tuple[int, ...] | None = None
     bagman: int | None = None
+    fixed_seed: bool = False  # an operator chose the seed: the game is not fair
 
 
 @dataclass(frozen=True, slots=True)

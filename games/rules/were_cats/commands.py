@@ -25,6 +25,7 @@ class StartGame:
     seed: bytes
     seats: tuple[str, ...] | None = None
     first_seat: int | None = None
+    fixed_seed: bool = False  # an operator chose the seed: the game is not fair
 
 
 @dataclass(frozen=True, slots=True)
