@@ -4,7 +4,7 @@ int field means "none" (no card, no slot)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from .options import Options
@@ -70,7 +70,7 @@ class ChooseAction:
 
     TYPE: ClassVar[str] = "ChooseAction"
     seat: int | None
-    card: int
+    card: int = field(metadata={"minimum": -1})
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +79,7 @@ class PickLoot:
 
     TYPE: ClassVar[str] = "PickLoot"
     seat: int | None
-    card: int
+    card: int = field(metadata={"minimum": -1})
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +88,7 @@ class ClaimSpoils:
 
     TYPE: ClassVar[str] = "ClaimSpoils"
     seat: int | None
-    slot: int
+    slot: int = field(metadata={"minimum": -1})
     bagman: bool
 
 

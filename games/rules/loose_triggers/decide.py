@@ -761,5 +761,13 @@ def _end(run: _Run, living: list[int]) -> None:
     else:
         winners = ()
     run.emit(
-        GameEnded(reason=reason, values=values, ranks=ranks, bonus=bonus, scores=scores, winners=winners)
+        GameEnded(
+            reason=reason,
+            values=values,
+            ranks=ranks,
+            bonus=bonus,
+            scores=scores,
+            winners=winners,
+            seed=s.seed.hex(),
+        )
     )

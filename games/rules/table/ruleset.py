@@ -560,7 +560,22 @@ class Table:
     def hand_over_command(self, seat: Seat, *, to: str, player: str) -> Any:
         return cmd.HandOverSeat(seat=None, target=seat, to=to, player=player)
 
-    # --- audit hooks, forwarded to the game ----------------------------------------------------------
+    # --- audit hooks ---------------------------------------------------------------------------------
+    def started_options(self, events: Sequence[Mapping[str, Any]]) -> JSON | None:
+        """The options a game started with, in full, from its log's JSON (``{"type", "data"}`` items): the
+        game's own (its ``GameStarted``) and the table's (``TableOpened``)."""
+        game: JSON | None = None
+        table: JSON | None = None
+        for event in events:
+            if event.get("type") == "GameStarted" and game is None:
+                game = event["data"].get("options")
+            elif event.get("type") == ev.TableOpened.TYPE:
+                table = event["data"].get("settings")
+                break
+        if not isinstance(game, Mapping) or not isinstance(table, Mapping):
+            return None
+        return {**game, **table}
+
     def chart(self, state: TableState) -> Any:
         chart = getattr(self.game, "chart", None)
         return None if chart is None or not state.opened else chart(state.game)

@@ -8,6 +8,7 @@ from typing import Any, Final, Literal, TypedDict
 
 from games.rules.core import ErrorCode, RulesetTypes
 
+from .coins import Coins
 from .commands import COMMAND_CLASSES, SYSTEM_COMMANDS
 from .errors import ERRORS
 from .events import EVENT_CLASSES
@@ -103,7 +104,7 @@ TYPES: Final = RulesetTypes(
     events=EVENT_CLASSES,
     commands=PLAYER_COMMANDS,
     player_commands=PLAYER_COMMANDS,
-    substitutes={Options: OptionsJSON, bytes: str},
+    substitutes={Options: OptionsJSON, bytes: str, Coins: CoinsView},
     errors={code: ErrorCode(kind, meaning) for code, (kind, meaning) in ERRORS.items()},
     error_details=ErrorDetails,
 )
