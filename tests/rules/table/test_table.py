@@ -1,8 +1,8 @@
 """The table (games/rules/table/): the play-by-web rules written once, proven on the games it hosts (Loose
 Triggers and Were-cats): deadlines written into the log (R7.1, R7.5), what a timeout plays (R7.2, R7.3, LT7.3,
 WC4.1), resignation (R7.4, LT7.3, WC4.3), the absent-player policy (extensions, autopilot, take-back,
-hand-over), pause and resume (R7.6, rulings 28 and 31), warnings, outage extensions, ready flags (R2.4, LT3.3),
-messages, and the Countdown as a deadline that restarts on each aim (LT3.1, LT3.2). Pure: no Django."""
+hand-over), pause and resume (R7.6, rulings 28 and 31), warnings, outage extensions, ready flags (R2.4,
+LT3.3), messages, and the Countdown as a deadline that restarts on each aim (LT3.1, LT3.2). Pure: no Django."""
 
 from __future__ import annotations
 
@@ -48,14 +48,15 @@ class Game:
         return self.do(self.rs.command_from_json(data, seat))
 
     def refused(self, seat: int | None, data: dict[str, Any], code: str) -> None:
+        command = self.rs.command_from_json(data, seat)
         with pytest.raises(RuleError) as info:
-            command = self.rs.command_from_json(data, seat)
             self.rs.decide(self.state, command, Context(now=self.now))
         assert info.value.code == code, info.value
 
     def expire(self, *, late: int = 1) -> list[Any]:
         w = self.rs.waiting(self.state)
-        assert w is not None and w.due_at is not None
+        assert w is not None
+        assert w.due_at is not None
         self.now = max(self.now, w.due_at + timedelta(seconds=late))
         return self.do(self.rs.expire_command(w.step_no))
 
@@ -134,19 +135,24 @@ def test_the_table_options_sit_beside_the_games_and_are_validated_r7_1() -> None
 def test_each_waiting_step_writes_its_deadline_into_the_log_r7_1_r7_5() -> None:
     game = start("were_cats", 3, WC_DEADLINES)
     opened = [e for e in game.log if isinstance(e, tev.DeadlineSet)]
-    assert len(opened) == 1 and opened[0].step == "setup"
+    assert len(opened) == 1
+    assert opened[0].step == "setup"
     assert opened[0].due_at == (T0 + timedelta(seconds=60)).isoformat()
     w = game.rs.waiting(game.state)
-    assert w is not None and w.due_at == T0 + timedelta(seconds=60) and w.step_no == opened[0].step_no
+    assert w is not None
+    assert w.due_at == T0 + timedelta(seconds=60)
+    assert w.step_no == opened[0].step_no
     assert game.play["due_at"] == opened[0].due_at
 
 
 def test_no_deadline_means_none_is_written_and_no_timer_r7_1() -> None:
     game = start("were_cats", 3)
     opened = [e for e in game.log if isinstance(e, tev.DeadlineSet)]
-    assert opened and opened[0].due_at is None
+    assert opened
+    assert opened[0].due_at is None
     w = game.rs.waiting(game.state)
-    assert w is not None and w.due_at is None
+    assert w is not None
+    assert w.due_at is None
 
 
 def test_an_early_or_stale_timer_changes_nothing() -> None:
@@ -165,7 +171,8 @@ def test_a_missed_deadline_spends_an_extension_then_plays_the_default_wc4_1() ->
     (seat,) = first.seats
     events = game.expire()
     assert types(events) == ["DeadlineMissed", "DeadlineExtended"]
-    assert events[1].seats == (seat,) and events[1].reason == "absence"
+    assert events[1].seats == (seat,)
+    assert events[1].reason == "absence"
     assert game.play["seats"][seat]["extensions_left"] == 0
     events = game.expire()
     assert types(events)[:3] == ["DeadlineMissed", "DeadlinePassed", "StartingCoinsTaken"]
@@ -173,7 +180,8 @@ def test_a_missed_deadline_spends_an_extension_then_plays_the_default_wc4_1() ->
     assert (taken.seat, taken.kind, taken.reason) == (seat, "penny", "timeout")  # ruling 1: the first kind
     assert game.play["seats"][seat]["misses"] == 2
     # the next step opened with its own deadline
-    assert isinstance(events[-1], tev.DeadlineSet) and events[-1].step_no != first.step_no
+    assert isinstance(events[-1], tev.DeadlineSet)
+    assert events[-1].step_no != first.step_no
 
 
 def test_a_seat_that_acts_again_starts_its_count_of_misses_from_zero() -> None:
@@ -185,7 +193,8 @@ def test_a_seat_that_acts_again_starts_its_count_of_misses_from_zero() -> None:
     assert game.play["seats"][seat]["misses"] == 1
     game.bots(until="place")  # the others choose their coins
     w = game.rs.waiting(game.state)
-    assert w is not None and w.step == "place"
+    assert w is not None
+    assert w.step == "place"
     game.send(seat, {"type": "FinishPlacing"})
     assert game.play["seats"][seat]["misses"] == 0
     assert any(isinstance(e, tev.PlayerReturned) and e.seat == seat for e in game.log)
@@ -230,21 +239,27 @@ def test_a_step_that_needs_nobody_closes_at_its_deadline_countdown_lt3_1_lt3_2()
     game.now = T0 + timedelta(seconds=5)
     game.send(aimer, {"type": "Aim", "target": (aimer + 1) % 4})
     w1 = game.rs.waiting(game.state)
-    assert w1 is not None and w1.step == "countdown" and w1.seats == frozenset()  # nobody must act
+    assert w1 is not None
+    assert w1.step == "countdown"
+    assert w1.seats == frozenset()
     assert w1.due_at == game.now + timedelta(seconds=30)
     # another player joins: the Countdown restarts at full length, with a new step (LT3.2)
     joiner = next(s for s in range(4) if s not in (aimer, (aimer + 1) % 4))
     game.now = T0 + timedelta(seconds=20)
     game.send(joiner, {"type": "Aim", "target": aimer})
     w2 = game.rs.waiting(game.state)
-    assert w2 is not None and w2.step == "countdown" and w2.step_no > w1.step_no
+    assert w2 is not None
+    assert w2.step == "countdown"
+    assert w2.step_no > w1.step_no
     assert w2.due_at == game.now + timedelta(seconds=30)
     game.now = w1.due_at + timedelta(seconds=1)  # the first Countdown's time: stale
     assert game.do(game.rs.expire_command(w1.step_no)) == []
     events = game.expire()  # the second's: the Discussion locks (LT3.3)
-    assert "DeadlinePassed" in types(events) and "CountdownEnded" in types(events)
+    assert "DeadlinePassed" in types(events)
+    assert "CountdownEnded" in types(events)
     w3 = game.rs.waiting(game.state)
-    assert w3 is not None and w3.step == "choose"
+    assert w3 is not None
+    assert w3.step == "choose"
 
 
 def test_ready_flags_close_the_choice_and_a_change_lowers_them_r2_4_lt3_3() -> None:
@@ -254,7 +269,9 @@ def test_ready_flags_close_the_choice_and_a_change_lowers_them_r2_4_lt3_3() -> N
     game.send((aimer + 1) % 4, {"type": "Aim", "target": aimer})  # ... a second Gunner (LT3.2) ...
     game.expire()  # ... and the Countdown runs out: the Gunners choose (LT3.3)
     w = game.rs.waiting(game.state)
-    assert w is not None and w.step == "choose" and len(w.seats) == 2, w
+    assert w is not None
+    assert w.step == "choose"
+    assert len(w.seats) == 2, w
     assert game.play["ready_flags"] is True
     gunners = sorted(w.seats)
     first = gunners[0]
@@ -308,7 +325,8 @@ def test_every_seat_resigned_the_game_still_ends_r7_6_lt7_3() -> None:
             game.expire()  # only the Countdown has a time of its own (LT3.1)
         assert game.rs.is_terminal(game.state), slug
         resigned = {s for s in range(n) if game.play["seats"][s]["resigned"]}
-        assert resigned and not resigned & set(game.state.game.winners)  # nobody who resigned wins
+        assert resigned
+        assert not resigned & set(game.state.game.winners)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -317,13 +335,15 @@ def test_every_seat_resigned_the_game_still_ends_r7_6_lt7_3() -> None:
 def test_a_pause_stops_the_clock_and_the_resume_moves_the_deadline_r7_6() -> None:
     game = start("were_cats", 3, WC_DEADLINES)
     w = game.rs.waiting(game.state)
-    assert w is not None and w.due_at is not None
+    assert w is not None
+    assert w.due_at is not None
     game.now = T0 + timedelta(seconds=10)
     game.do(game.rs.pause_command(True))
     (seat,) = w.seats
     game.refused(seat, {"type": "ChooseStartingCoins", "kind": "dime"}, "paused")
     paused = game.rs.waiting(game.state)
-    assert paused is not None and paused.due_at == game.now + timedelta(days=7)  # the pause's own end
+    assert paused is not None
+    assert paused.due_at == game.now + timedelta(days=7)
     game.now = T0 + timedelta(hours=2)
     assert game.do(game.rs.expire_command(w.step_no)) == []  # no deadline runs while paused
     events = game.do(game.rs.pause_command(False))
@@ -335,10 +355,12 @@ def test_a_pause_ends_by_itself_after_the_longest_pause_r7_6() -> None:
     game = start("were_cats", 3, {**WC_DEADLINES, "max_pause": 3600})
     game.do(game.rs.pause_command(True))
     w = game.rs.waiting(game.state)
-    assert w is not None and w.due_at == T0 + timedelta(hours=1)
+    assert w is not None
+    assert w.due_at == T0 + timedelta(hours=1)
     game.now = T0 + timedelta(hours=1)
     events = game.do(game.rs.expire_command(w.step_no))
-    assert types(events) == ["GameResumed"] and events[0].by == "limit"
+    assert types(events) == ["GameResumed"]
+    assert events[0].by == "limit"
 
 
 def test_a_step_opening_in_a_pause_gets_its_full_time_from_the_resume_r7_6() -> None:
@@ -389,13 +411,15 @@ def test_when_every_seat_resigned_a_pause_ends_ruling_31() -> None:
 def test_a_warning_comes_a_quarter_of_the_step_before_its_deadline_once() -> None:
     game = start("were_cats", 3, WC_DEADLINES)
     w = game.rs.waiting(game.state)
-    assert w is not None and w.due_at is not None
+    assert w is not None
+    assert w.due_at is not None
     at = game.rs.warn_at(game.state)
     assert at == w.due_at - timedelta(seconds=15)
     assert game.do(game.rs.warn_command(w.step_no)) == []  # too early
     game.now = at
     events = game.do(game.rs.warn_command(w.step_no))
-    assert types(events) == ["DeadlineNear"] and events[0].seats == tuple(sorted(w.seats))
+    assert types(events) == ["DeadlineNear"]
+    assert events[0].seats == tuple(sorted(w.seats))
     assert game.rs.warn_at(game.state) is None
     assert game.do(game.rs.warn_command(w.step_no)) == []
 
@@ -406,7 +430,8 @@ def test_an_outage_extends_the_deadline_without_spending_the_budget() -> None:
     assert w is not None
     game.now = T0 + timedelta(minutes=10)
     events = game.do(game.rs.extend_command(w.step_no, 300, "outage"))
-    assert types(events) == ["DeadlineExtended"] and events[0].reason == "outage"
+    assert types(events) == ["DeadlineExtended"]
+    assert events[0].reason == "outage"
     assert game.play["due_at"] == (game.now + timedelta(seconds=300)).isoformat()
     assert all(s["extensions_left"] == 1 for s in game.play["seats"])
 
@@ -416,7 +441,8 @@ def test_private_messages_stay_between_their_seats_until_the_end() -> None:
     (event,) = game.send(0, {"type": "SendMessage", "text": "psst", "to": [2]})
     for viewer, seen in ((0, True), (2, True), (1, False), (None, False)):
         data = game.rs.redact_event(event, viewer, terminal=False)
-        assert (data["text"] == "psst") is seen and (data["to"] == [2]) is seen
+        assert (data["text"] == "psst") is seen
+        assert (data["to"] == [2]) is seen
     assert game.rs.redact_event(event, 1, terminal=True)["text"] == "psst"
     for bad in ({"text": " "}, {"text": "x" * 2001}, {"text": "hi", "to": [0]}, {"text": "hi", "to": [5]}):
         game.refused(0, {"type": "SendMessage", **bad}, "invalid_message")
@@ -445,7 +471,7 @@ def test_clients_cannot_send_system_commands_or_a_defaults_reason() -> None:
 
 
 def test_a_game_cannot_take_a_name_of_the_table() -> None:
-    lt = get_ruleset("loose_triggers")
+    lt: Any = get_ruleset("loose_triggers")
     assert isinstance(lt, Table)
 
     class Clash:
@@ -455,4 +481,4 @@ def test_a_game_cannot_take_a_name_of_the_table() -> None:
         event_classes = (*lt.game.event_classes, tev.GamePaused)
 
     with pytest.raises(ValueError, match="GamePaused"):
-        Table(Clash())  # type: ignore[arg-type]
+        Table(Clash())
