@@ -2,7 +2,7 @@
 Triggers and Were-cats): deadlines written into the log (R7.1, R7.5), what a timeout plays (R7.2, R7.3, LT7.3,
 WC4.1), resignation (R7.4, LT7.3, WC4.3), the absent-player policy (extensions, autopilot, take-back,
 hand-over), pause and resume (R7.6, rulings 28 and 31), warnings, outage extensions, ready flags (R2.4,
-LT3.3), messages, and the Countdown as a deadline that restarts on each aim (LT3.1, LT3.2). Pure: no Django."""
+LT3.3), messages, and the Countdown as a deadline that restarts on each aim (LT3.1, LT3.2). Pure."""
 
 from __future__ import annotations
 
