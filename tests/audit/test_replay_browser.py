@@ -66,6 +66,19 @@ def expected_rounds(record: dict[str, Any]) -> list[dict[str, Any]]:
     return rounds
 
 
+def expected_samples(record: dict[str, Any]) -> list[list[int]]:
+    """The chart's points: each seat's Stash value (from the ruleset's fold) after the first event, after
+    every event that changed one, and after the last event."""
+    samples: list[list[int]] = []
+    state = RULESET.initial_state()
+    for k, event in enumerate(record["events"]):
+        state = RULESET.evolve(state, RULESET.event_from_json(event["data"]))
+        values = [seat["stash_value"] for seat in RULESET.full_view(state)["seats"]]  # type: ignore[attr-defined]
+        if not samples or values != samples[-1] or k == len(record["events"]) - 1:
+            samples.append(values)
+    return samples
+
+
 @contextmanager
 def chromium() -> Iterator[Any]:
     """Debian's Chromium under Playwright. Started only after the test's database work: Playwright's sync API
@@ -90,8 +103,8 @@ def test_the_replay_page_steps_through_a_game_as_the_record_says(live_server: An
     names = {s["seat"]: s["display_name"] for s in record["seats"]}
     rounds = expected_rounds(record)
     assert len(rounds) >= 2
-    final = RULESET.full_view(RULESET.fold(RULESET.event_from_json(e["data"]) for e in record["events"]))  # type: ignore[attr-defined]
-    final_values = [s["stash_value"] for s in final["seats"]]
+    samples = expected_samples(record)
+    final_values = samples[-1]
 
     with chromium() as browser:
         page = browser.new_page(viewport={"width": 1000, "height": 900})
@@ -103,19 +116,25 @@ def test_the_replay_page_steps_through_a_game_as_the_record_says(live_server: An
         assert page.locator("#verdict").get_attribute("data-ok") == "true"
         assert page.locator("#seed").inner_text() == record["seed"]
 
-        # the chart: one line per player, one point per round plus the start, ending at the final Stash values
-        lines = page.locator("svg polyline.stash-line")
+        # the chart: one line per player, a point at the start and at each change of a Stash's value, ending
+        # at the final Stash values
+        assert page.locator("#chart-label").inner_text() == "Stash value over the game"
+        lines = page.locator("svg polyline.chart-line")
         assert lines.count() == 5
         for seat in range(5):
             line = lines.nth(seat)
             assert line.get_attribute("data-last") == str(final_values[seat])
-            assert len((line.get_attribute("points") or "").split()) == len(rounds) + 1
+            # a step line: the first point, then two per later sample (the old value, then the new one)
+            assert len((line.get_attribute("points") or "").split()) == 2 * len(samples) - 1
 
         for index, expected in enumerate(rounds):
-            shown = page.locator("section.round:not([hidden])")
+            shown = page.locator("section.step:not([hidden])")
             assert shown.count() == 1, "exactly one round is shown at a time"
             assert shown.get_attribute("data-round") == str(expected["round"])
-            assert page.locator("#position").inner_text() == f"Round {expected['round']} of {len(rounds)}"
+            assert (
+                page.locator("#position").inner_text()
+                == f"Round {expected['round']} ({index + 1} of {len(rounds)})"
+            )
             assert shown.locator(".boss").inner_text() == names[expected["boss"]]
             played = {
                 int(row.get_attribute("data-seat") or -1): row.locator(".action").inner_text()
@@ -158,11 +177,11 @@ def test_the_replay_page_steps_through_a_game_as_the_record_says(live_server: An
                 page.locator("#next").click()
 
         page.locator("#prev").click()
-        assert page.locator("section.round:not([hidden])").get_attribute("data-round") == str(
+        assert page.locator("section.step:not([hidden])").get_attribute("data-round") == str(
             rounds[-2]["round"]
         )
         page.keyboard.press("ArrowRight")
-        assert page.locator("section.round:not([hidden])").get_attribute("data-round") == str(
+        assert page.locator("section.step:not([hidden])").get_attribute("data-round") == str(
             rounds[-1]["round"]
         )
         # everything the page needed came from us (no CDN)
