@@ -375,7 +375,11 @@ def _check_seed(
         raise _Bad(
             1, "seed", "the record's seed_commitment is not the one published at the start", "GameStarted"
         )
-    if first.get("options") != game["options"]:
+    # the options as the log has them: the game's start (GameStarted.options), or, for a ruleset whose
+    # start command carries more than its first event shows (a table's settings beside the game's options),
+    # the start command stored on event 1 (check 9 re-decides the first events from it)
+    command = events[0]["command"] if isinstance(events[0]["command"], Mapping) else {}
+    if game["options"] not in (first.get("options"), command.get("options", ...)):
         raise _Bad(1, "seed", "the record's options are not the game's options", "GameStarted")
     played = played_under(RULESETS[game["ruleset"]], first)
     if played != game["ruleset_version"]:
@@ -393,7 +397,7 @@ def _check_seed(
     if first.get("fair") != game["fair"] and not legacy:
         raise _Bad(1, "seed", "the record's fair flag is not the game's", "GameStarted")
     last = events[-1]
-    if last["type"] == "GameEnded" and last["data"].get("seed") != record["seed"]:
+    if last["type"] == "GameEnded" and "seed" in last["data"] and last["data"]["seed"] != record["seed"]:
         raise _Bad(last["seq"], "seed", "the seed revealed at the end is not the record's seed", "GameEnded")
     return seed
 
