@@ -375,11 +375,11 @@ def _check_seed(
         raise _Bad(
             1, "seed", "the record's seed_commitment is not the one published at the start", "GameStarted"
         )
-    # the options as the log has them: the game's start (GameStarted.options), or, for a ruleset whose
-    # start command carries more than its first event shows (a table's settings beside the game's options),
-    # the start command stored on event 1 (check 9 re-decides the first events from it)
-    command = events[0]["command"] if isinstance(events[0]["command"], Mapping) else {}
-    if game["options"] not in (first.get("options"), command.get("options", ...)):
+    # the options the game started with, as its log says: its GameStarted's, or what the ruleset reads from
+    # its first events (``started_options``: a table's settings beside the game's options)
+    started_options = getattr(RULESETS[game["ruleset"]], "started_options", None)
+    options = first.get("options") if started_options is None else started_options(events)
+    if options != game["options"]:
         raise _Bad(1, "seed", "the record's options are not the game's options", "GameStarted")
     played = played_under(RULESETS[game["ruleset"]], first)
     if played != game["ruleset_version"]:
