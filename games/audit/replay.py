@@ -2,10 +2,11 @@
 ruleset's sections (its ``replay_sections`` hook; else one section per command, each event with its fields)
 and a chart of what its ``chart`` hook plots per seat (GoodCritters: each Stash's value). Pure: no Django.
 
-The chart is sampled after the first event the ruleset has a value for, after every event that changes any
-seat's value, and after the last event (x: the event number), so every change shows where it happened
-(a Rob in the middle of a round as much as the round's end) and a game of any length and any ruleset gets
-the same chart."""
+The chart is sampled after each command (the state after the last event of its batch, the states players
+could see: not the passing ones between two events of one batch), where the ruleset first has a value, then
+where any seat's value changed, and at the end (x: the event number), so every change shows where it
+happened (a Rob in the middle of a round as much as the round's end) and a game of any length and any ruleset
+gets the same chart."""
 
 from __future__ import annotations
 
@@ -116,11 +117,14 @@ def build(record: Mapping[str, Any]) -> dict[str, Any]:
         state = rs.initial_state()
         for position, event in enumerate(events):
             state = rs.evolve(state, rs.event_from_json(event["data"]))
+            last = position == len(events) - 1
+            if not last and events[position + 1]["command"] is None:
+                continue  # inside a command's batch
             point = plot(state)
             if point is None:
                 continue
             label, values = point[0], [int(v) for v in point[1]]
-            if not series or values != series[-1] or position == len(events) - 1:
+            if not series or values != series[-1] or last:
                 seqs.append(event["seq"])
                 series.append(values)
     hook = getattr(rs, "replay_sections", None)

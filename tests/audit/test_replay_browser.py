@@ -8,12 +8,19 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.db import transaction
 
+from games import store
+from games.audit import replay
+from games.models import Game, GameStatus, Seat
 from games.rules.registry import get_ruleset
+from players.models import Player
+from tests.audit.test_other_games import game_record
 from tests.audit.test_record_api import finished_bot_game
 from tests.conftest import make_api
 
@@ -67,14 +74,17 @@ def expected_rounds(record: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def expected_samples(record: dict[str, Any]) -> list[list[int]]:
-    """The chart's points: each seat's Stash value (from the ruleset's fold) after the first event, after
-    every event that changed one, and after the last event."""
+    """The chart's points: each seat's Stash value (from the ruleset's fold) after the first command, after
+    every command that changed one (at the end of its batch of events), and at the end."""
     samples: list[list[int]] = []
     state = RULESET.initial_state()
-    for k, event in enumerate(record["events"]):
+    events = record["events"]
+    for k, event in enumerate(events):
         state = RULESET.evolve(state, RULESET.event_from_json(event["data"]))
+        if k + 1 < len(events) and events[k + 1]["command"] is None:
+            continue
         values = [seat["stash_value"] for seat in RULESET.full_view(state)["seats"]]  # type: ignore[attr-defined]
-        if not samples or values != samples[-1] or k == len(record["events"]) - 1:
+        if not samples or values != samples[-1] or k == len(events) - 1:
             samples.append(values)
     return samples
 
@@ -195,3 +205,98 @@ def test_the_replay_page_of_an_unknown_game_is_a_problem(client: Any) -> None:
     assert response.status_code == 404
     assert response["Content-Type"].startswith("application/problem+json")
     assert client.post("/games/987654/replay").status_code in (403, 405)
+
+
+def stored_game(record: dict[str, Any], creator: Player) -> Game:
+    """A finished bot game (a simulator record) in the database, as the service would have stored it: the
+    same batches (command, time, command id), appended through the event store, which computes both chains
+    again for this game's id."""
+    meta = record["game"]
+    game = Game.objects.create(
+        ruleset=meta["ruleset"],
+        name=meta["name"],
+        status=GameStatus.RUNNING,
+        creator=creator,
+        seat_count=len(record["seats"]),
+        options=meta["options"],
+        fair=meta["fair"],
+    )
+    for seat in record["seats"]:
+        Seat.objects.create(
+            game=game, index=seat["seat"], bot_strategy=seat["bot"], uid=seat["uid"], position=seat["seat"]
+        )
+    batches: list[list[dict[str, Any]]] = []
+    for event in record["events"]:
+        if event["command"] is not None or not batches:
+            batches.append([])
+        batches[-1].append(event)
+    with transaction.atomic():
+        for batch in batches:
+            store.append(
+                game,
+                [store.NewEvent(e["type"], e["schema_version"], e["data"]) for e in batch],
+                expected_version=game.version,
+                command_id=batch[0]["command_id"],
+                actor_id=None,
+                now=datetime.fromisoformat(batch[0]["created_at"]),
+                command=batch[0]["command"],
+            )
+    game.status = GameStatus.OVER
+    game.started_at = datetime.fromisoformat(record["events"][0]["created_at"])
+    game.ended_at = datetime.fromisoformat(record["events"][-1]["created_at"])
+    game.save(update_fields=["status", "started_at", "ended_at"])
+    return game
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("slug", "players", "label", "field"),
+    [("loose_triggers", 5, "Loot value", "values"), ("were_cats", 4, "Points", "scores")],
+)
+def test_the_replay_page_of_another_game_has_its_chart(
+    live_server: Any, slug: str, players: int, label: str, field: str
+) -> None:
+    api = make_api()
+    game = stored_game(game_record(slug, players, 1), api.player)
+    response = api.get(f"/api/v1/games/{game.pk}/record")
+    assert response.status_code == 200, response.content
+    record = response.json()
+    assert record["game"]["ruleset"] == slug
+    final = record["events"][-1]["data"][field]
+    samples = replay.build(record)["chart"]["series"]
+    commands = sum(1 for e in record["events"] if e["command"] is not None)
+
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        requested: list[str] = []
+        page.on("request", lambda request: requested.append(request.url))
+        loaded = page.goto(f"{live_server.url}/games/{game.pk}/replay")
+        assert loaded is not None
+        assert loaded.status == 200
+        assert page.locator("#verdict").get_attribute("data-ok") == "true"
+        assert page.locator("#seed").inner_text() == record["seed"]
+        assert page.locator("#chart-label").inner_text() == f"{label} over the game"
+        lines = page.locator("svg polyline.chart-line")
+        assert lines.count() == players
+        for seat in range(players):
+            line = lines.nth(seat)
+            assert line.get_attribute("data-last") == str(final[seat])
+            assert len((line.get_attribute("points") or "").split()) == 2 * len(samples) - 1
+            assert line.locator("title").text_content() == record["seats"][seat]["display_name"]
+        # one step per command, one shown at a time
+        assert page.locator("section.step").count() == commands
+        shown = page.locator("section.step:not([hidden])")
+        assert shown.count() == 1
+        assert shown.get_attribute("data-first-seq") == "1"
+        assert "StartGame" in shown.locator("h2").inner_text()
+        assert "GameStarted" in shown.inner_text()
+        page.locator("#last").click()
+        shown = page.locator("section.step:not([hidden])")
+        assert shown.get_attribute("data-last-seq") == str(len(record["events"]))
+        assert "GameEnded" in shown.inner_text()
+        assert page.locator("#position").inner_text().endswith(f"({commands} of {commands})")
+        ARTIFACTS.mkdir(exist_ok=True)
+        shot = ARTIFACTS / f"replay-page-{slug}.png"
+        page.screenshot(path=str(shot), full_page=False)
+        assert shot.stat().st_size > 10_000
+        assert all(url.startswith(live_server.url) for url in requested), requested
