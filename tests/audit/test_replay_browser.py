@@ -1,28 +1,24 @@
 """The replay page in a real headless Chromium (Debian's ``chromium`` package, driven by Playwright; no
 browser download): it steps through a finished game round by round and shows what the record says (the
 Boss, the cards played, the vote R4.1-R4.5, who robbed whom R3.4-R3.6, the Stash values), loads nothing from
-anywhere else, and leaves a screenshot in test-artifacts/."""
+anywhere else, and leaves a screenshot in test-artifacts/. A Loose Triggers and a Were-cats game played over
+HTTP get the same page with their own chart (Loot value, Points) and one step per command."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.db import transaction
 
-from games import store
 from games.audit import replay
-from games.models import Game, GameStatus, Seat
 from games.rules.registry import get_ruleset
-from players.models import Player
-from tests.audit.test_other_games import game_record
 from tests.audit.test_record_api import finished_bot_game
 from tests.conftest import make_api
+from tests.table.test_games_api import play_to_end
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -207,47 +203,6 @@ def test_the_replay_page_of_an_unknown_game_is_a_problem(client: Any) -> None:
     assert client.post("/games/987654/replay").status_code in (403, 405)
 
 
-def stored_game(record: dict[str, Any], creator: Player) -> Game:
-    """A finished bot game (a simulator record) in the database, as the service would have stored it: the
-    same batches (command, time, command id), appended through the event store, which computes both chains
-    again for this game's id."""
-    meta = record["game"]
-    game = Game.objects.create(
-        ruleset=meta["ruleset"],
-        name=meta["name"],
-        status=GameStatus.RUNNING,
-        creator=creator,
-        seat_count=len(record["seats"]),
-        options=meta["options"],
-        fair=meta["fair"],
-    )
-    for seat in record["seats"]:
-        Seat.objects.create(
-            game=game, index=seat["seat"], bot_strategy=seat["bot"], uid=seat["uid"], position=seat["seat"]
-        )
-    batches: list[list[dict[str, Any]]] = []
-    for event in record["events"]:
-        if event["command"] is not None or not batches:
-            batches.append([])
-        batches[-1].append(event)
-    with transaction.atomic():
-        for batch in batches:
-            store.append(
-                game,
-                [store.NewEvent(e["type"], e["schema_version"], e["data"]) for e in batch],
-                expected_version=game.version,
-                command_id=batch[0]["command_id"],
-                actor_id=None,
-                now=datetime.fromisoformat(batch[0]["created_at"]),
-                command=batch[0]["command"],
-            )
-    game.status = GameStatus.OVER
-    game.started_at = datetime.fromisoformat(record["events"][0]["created_at"])
-    game.ended_at = datetime.fromisoformat(record["events"][-1]["created_at"])
-    game.save(update_fields=["status", "started_at", "ended_at"])
-    return game
-
-
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(
     ("slug", "players", "label", "field"),
@@ -256,8 +211,14 @@ def stored_game(record: dict[str, Any], creator: Player) -> Game:
 def test_the_replay_page_of_another_game_has_its_chart(
     live_server: Any, slug: str, players: int, label: str, field: str
 ) -> None:
-    api = make_api()
-    game = stored_game(game_record(slug, players, 1), api.player)
+    # played over HTTP to its end: two people (each seat's sensible move, sent with their token) and bots
+    apis = [make_api(), make_api()]
+    bots = ["sensible" if s % 2 else "random" for s in range(players - len(apis))]
+    created = apis[0].post("/api/v1/games", {"ruleset": slug, "seats": players, "options": {}, "bots": bots})
+    assert created.status_code == 201, created.content
+    assert apis[1].post(f"/api/v1/games/{created.json()['id']}/join").status_code == 200
+    game = play_to_end(created.json()["id"], {api.player.pk: api for api in apis})
+    api = apis[0]
     response = api.get(f"/api/v1/games/{game.pk}/record")
     assert response.status_code == 200, response.content
     record = response.json()
