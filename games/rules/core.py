@@ -271,9 +271,10 @@ class Ruleset(Protocol[StateT]):
         ...
 
     # --- the audit (docs/AUDIT.md): optional members, see :class:`AuditHooks` -----------------------
-    # A ruleset may also have any of ``audit_secrets``, ``spectator_data``, ``chart`` and ``replay_sections``
-    # (typed in :class:`AuditHooks`); the audit (``games.audit``) uses each one a ruleset has and a generic
-    # default for each one it has not. A table that wraps a game forwards them to the game when it has them.
+    # A ruleset may also have any of ``audit_secrets``, ``spectator_data``, ``chart``, ``replay_sections``
+    # and ``started_options`` (typed in :class:`AuditHooks`); the audit (``games.audit``) uses each one a
+    # ruleset has and a generic default for each one it has not. A table that wraps a game forwards them to
+    # the game when it has them.
 
 
 class AuditFailure(Exception):
@@ -333,6 +334,10 @@ class AuditHooks(Protocol[StateT_contra]):
       text string or ``{"tag", "class", "data", "children"}`` with ``tag`` one of ``p h3 table tr th td ul
       li span strong small em``). Default: one section per command (its batch of events), each event shown
       as its type and fields.
+    * ``started_options(events)``: the options the game started with, in full JSON form, read from the
+      record's first events (each ``{type, data, ...}``), which the record's ``game.options`` must equal
+      (a table: its game's ``GameStarted.options`` and its ``TableOpened.settings``), or ``None`` when they
+      cannot be read. Default: the first event's ``options``.
     """
 
     def audit_secrets(self, seed: bytes) -> AuditSecrets | None: ...
@@ -342,6 +347,8 @@ class AuditHooks(Protocol[StateT_contra]):
     def chart(self, state: StateT_contra) -> tuple[str, tuple[int, ...]] | None: ...
 
     def replay_sections(self, events: Sequence[Mapping[str, Any]], names: Sequence[str]) -> list[JSON]: ...
+
+    def started_options(self, events: Sequence[Mapping[str, Any]]) -> JSON | None: ...
 
 
 def default_spectator_data(ruleset: Ruleset[Any], data: Mapping[str, Any]) -> JSON:
