@@ -36,7 +36,9 @@ SEQ = OpenApiParameter(
 class RecordGameOutput(serializers.Serializer):
     id = serializers.IntegerField(help_text="The game's id (part of every event's hash).")
     name = serializers.CharField(allow_blank=True)
-    ruleset = serializers.CharField(help_text="The ruleset's slug, e.g. `goodcritters`.")
+    ruleset = serializers.CharField(
+        help_text="The ruleset's slug (`goodcritters`, ...): the game the record is of."
+    )
     ruleset_version = serializers.CharField(help_text="The rules' version the game was played under.")
     options = OptionsOutputField(help_text="Every option, in full JSON form.")
     fair = serializers.BooleanField(help_text="False when an operator fixed the seed, deck or seats.")
@@ -143,7 +145,10 @@ class VerdictOutput(serializers.Serializer):
     events = serializers.IntegerField()
     commands = serializers.IntegerField(help_text="Commands re-decided by the rules.")
     commitments_opened = serializers.IntegerField()
-    random_picks = serializers.IntegerField(help_text="Robbed or guarded cards re-derived from the seed.")
+    random_picks = serializers.IntegerField(
+        help_text="Random outcomes re-derived from the seed by the ruleset's own check (GoodCritters: robbed "
+        "or guarded cards); 0 for a ruleset whose randomness only the rules' re-decision checks."
+    )
     head_hash = serializers.CharField(allow_null=True)
     public_head_hash = serializers.CharField(allow_null=True, help_text="The public chain's head.")
     fair = serializers.BooleanField(
@@ -294,7 +299,8 @@ class RecordView(GameView):
         operation_id="games_record_retrieve",
         summary="The record of a finished game",
         description="The whole log of a finished game, unredacted, with its seed, options, seats and "
-        "every event's hash (format `goodcritters.record` version 1, specified in docs/AUDIT.md): "
+        "every event's hash (format `goodcritters.record` version 2, for every ruleset, specified in "
+        "docs/AUDIT.md): "
         "everything needed to check the game offline, e.g. with `python -m games.audit.verify RECORD.json`. "
         "409 `game_not_over` while the game runs (nothing of it is public before its end).",
         parameters=[GAME_ID],
@@ -390,8 +396,8 @@ class StateAtView(GameView):
 # the replay page (HTML, public once the game is over)
 # --------------------------------------------------------------------------------------------------
 def replay_page(request: HttpRequest, game_id: int) -> HttpResponse:
-    """A finished game, round by round, with a chart of each Stash's value (no script or style from
-    elsewhere: everything is in the page)."""
+    """A finished game step by step (the ruleset's sections), with the chart its ruleset plots (no script or
+    style from elsewhere: everything is in the page)."""
     if request.method not in ("GET", "HEAD"):
         return problem_http_response(405, "method_not_allowed", "Only GET is allowed here.", request)
     game = Game.objects.filter(pk=game_id).first()
@@ -404,6 +410,7 @@ def replay_page(request: HttpRequest, game_id: int) -> HttpResponse:
         return problem_http_response(problem.status_code, problem.code, str(problem.detail), request)
     steps = replay.build(record)
     verdict = verify_record(record)
+    plot = steps["chart"]
     context: dict[str, Any] = {
         "game": record["game"],
         "seats": record["seats"],
@@ -411,9 +418,8 @@ def replay_page(request: HttpRequest, game_id: int) -> HttpResponse:
         "seed_commitment": record["seed_commitment"],
         "head_hash": record["head_hash"],
         "events": len(record["events"]),
-        "rounds": steps["rounds"],
-        "end": steps["end"],
-        "chart": replay.chart(steps["series"], steps["names"]),
+        "sections": steps["sections"],
+        "chart": replay.chart(plot["label"], plot["seqs"], plot["series"], steps["names"]) if plot else None,
         "verdict": verdict,
         "record_url": f"/api/v1/games/{game.pk}/record",
     }

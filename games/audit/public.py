@@ -1,10 +1,11 @@
 """The public hash chain (docs/AUDIT.md, "The public chain"): a second hash chain over each event exactly as a
-spectator may see it while the game runs (R8.3: secrets set to null, commitments kept). It is computed when an
+spectator may see it while the game runs (secrets set to null, commitments kept). It is computed when an
 event is appended, served while the game runs (its head with every state), and lets a watcher's saved
 checkpoints pin a finished game's record. Pure: no Django, no database.
 
-The spectator's redaction is pinned here, as a table (``SPECTATOR_NULLS``), independently of the rules' own
-``redact_event``: the chain's definition must not move when a view changes.
+What a spectator sees of an event is the ruleset's to say (its ``spectator_data`` hook, or its own
+``redact_event`` for a spectator): GoodCritters pins it as a table (``games.rules.goodcritters.audit``),
+independently of its views, so that the chain's definition does not move when a view changes;
 ``tests/audit/test_public_chain.py`` checks that the two agree on every event of many games.
 """
 
@@ -12,8 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Final
+
+from games.rules.core import default_spectator_data
+from games.rules.registry import get_ruleset
 
 GENESIS: Final = "0" * 64
 
@@ -25,54 +29,17 @@ def canonical_json(value: Any) -> bytes:
     ).encode("utf-8")
 
 
-def _always(_data: Mapping[str, Any]) -> bool:
-    return True
-
-
-def _unless_open(data: Mapping[str, Any]) -> bool:
-    return data.get("visibility") != "open"
-
-
-def _if_private(data: Mapping[str, Any]) -> bool:
-    return data.get("to") is not None
-
-
-# GoodCritters, viewer None, game running: event type -> (when, the fields set to null). GameStarted's
-# ``stashes`` becomes a list of nulls, one per seat (every Stash is secret, their number is not).
-SPECTATOR_NULLS: Final[dict[str, tuple[Callable[[Mapping[str, Any]], bool], tuple[str, ...]]]] = {
-    "GameStarted": (_always, ("seed", "pile", "types")),
-    "ActionChosen": (_always, ("action",)),
-    "PayoffOffered": (_unless_open, ("loot",)),
-    "PayoffResolved": (_unless_open, ("loot", "salt")),
-    "GiftGiven": (_always, ("loot",)),
-    "TradeOffered": (_always, ("give_loot", "want_values")),
-    "TradeAccepted": (_always, ("give_loot", "take_loot")),
-    "LootSkimmed": (_always, ("card",)),
-    "BossBonus": (_always, ("card",)),
-    "RobSucceeded": (_always, ("card",)),
-    "RobGuarded": (_always, ("card",)),
-    "MessageSent": (_if_private, ("text", "to")),
-    "GameEnded": (_always, ("seed",)),
-}
-
-
 def spectator_data(ruleset: str, data: Mapping[str, Any]) -> dict[str, Any]:
-    """An event's JSON ``data`` as a spectator sees it while the game runs (GoodCritters' R8.3): a new
-    top-level object (nested values are shared with ``data``: read it, do not change it)."""
-    if ruleset != "goodcritters":  # a table game: its own spectator redaction (pinned by its event versions)
-        from games.rules.registry import get_ruleset
-
-        rs = get_ruleset(ruleset)
-        redacted: dict[str, Any] = rs.redact_event(rs.event_from_json(data), None, terminal=False)
-        return redacted
-    out = dict(data)
-    rule = SPECTATOR_NULLS.get(str(out.get("type")))
-    if rule is not None and rule[0](out):
-        for name in rule[1]:
-            out[name] = None
-        if out.get("type") == "GameStarted" and isinstance(out.get("stashes"), list):
-            out["stashes"] = [None] * len(out["stashes"])
-    return out
+    """An event's JSON ``data`` as a spectator of a game of ``ruleset`` (a registered slug) sees it while the
+    game runs: the ruleset's ``spectator_data`` hook when it has one (GoodCritters pins a table of the fields
+    set to null), else its own ``redact_event(event, None, terminal=False)`` (``games.rules.core``,
+    ``AuditHooks``). A new top-level object (nested values may be shared with ``data``: do not change it)."""
+    rs = get_ruleset(ruleset)
+    hook = getattr(rs, "spectator_data", None)
+    if hook is not None:
+        out: dict[str, Any] = hook(data)
+        return out
+    return default_spectator_data(rs, data)
 
 
 def public_hash(

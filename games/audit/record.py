@@ -2,7 +2,8 @@
 (``games.audit.export``), and records of simulator games, used by the tests, the benchmark and the worked
 example in ``docs/examples/``. Pure: no Django.
 
-    python -m games.audit.record --players 4 --seed example --option payoffs=true --out RECORD.json
+    python -m games.audit.record [--ruleset SLUG] --players 4 --seed example --option payoffs=true \
+        --out RECORD.json
 
 plays one bot game with the simulator (``games.rules.simulate.play_game``, the same seeds and bots) and
 writes its record, as the server would export it for a game whose every seat is a bot.
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from games.rules.core import Context, Ruleset
-from games.rules.registry import get_ruleset
+from games.rules.registry import RULESETS, get_ruleset
 from games.rules.simulate import EPOCH, _parse_option, game_seed, play_game, strategies_for
 
 from . import public
@@ -37,9 +38,9 @@ class Batch:
     events: list[dict[str, Any]]
 
 
-def chain(game_id: int, batches: Sequence[Batch], ruleset: str = "goodcritters") -> list[dict[str, Any]]:
-    """The record's events for ``batches``, numbered and hash-chained (both chains) exactly as the event store
-    does."""
+def chain(game_id: int, batches: Sequence[Batch], ruleset: str) -> list[dict[str, Any]]:
+    """The record's events for ``batches`` of a game of ``ruleset`` (a registered slug: its spectator's view
+    makes the public chain), numbered and hash-chained (both chains) exactly as the event store does."""
     out: list[dict[str, Any]] = []
     prev = prev_public = GENESIS_HASH
     for batch in batches:
@@ -120,11 +121,11 @@ def simulated_record(
     strategies: Sequence[str] | None = None,
     game_id: int = 1,
     name: str = "",
-    ruleset: str = "goodcritters",
+    ruleset: str = "goodcritters",  # the command line's default (the worked example's game); any registered
 ) -> dict[str, Any]:
-    """Play a bot game with the simulator and return its record. The simulator's commands are re-applied
-    one by one to cut the log into batches (at the simulator's clock: its epoch, and one second past the due
-    time for an expired deadline), and the result is checked against the simulator's own log."""
+    """Play a bot game of ``ruleset`` with the simulator and return its record. The simulator's commands are
+    re-applied one by one to cut the log into batches (at the simulator's clock: its epoch, and one second
+    past the due time for an expired deadline), and the result is checked against the simulator's own log."""
     rs = get_ruleset(ruleset)
     parsed = rs.parse_options(dict(options or {}))
     chosen = list(strategies or strategies_for("mix", players, salt))
@@ -133,9 +134,10 @@ def simulated_record(
     )
     state = rs.initial_state()
     batches: list[Batch] = []
+    expire = rs.expire_command(0).TYPE
     for n, command in enumerate(game.commands):
         now = EPOCH
-        if command.TYPE == "ExpireDeadline":
+        if expire == command.TYPE:
             waiting = rs.waiting(state)
             if waiting is None or waiting.due_at is None:
                 raise RuntimeError("the simulator expired a deadline the game does not have")
@@ -184,6 +186,7 @@ def simulated_record(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m games.audit.record", description=__doc__.split("\n")[0])
+    parser.add_argument("--ruleset", default="goodcritters", choices=sorted(RULESETS))
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument(
         "--seed", default="example", help="game i's seed is SHA-256(SEED/i), as the simulator's"
@@ -203,6 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         salt=args.game,
         strategies=strategies_for(args.bot, args.players, args.game),
         name=args.name,
+        ruleset=args.ruleset,
     )
     text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
     if args.out:

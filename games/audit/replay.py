@@ -1,231 +1,219 @@
-"""The step-through of a finished game, round by round, from its record (what the replay page shows): the
-table, the Boss, the distribution, every revealed card and the vote, who robbed whom, skims, payoffs, awards
-and each seat's Stash value after every round. Pure: no Django (GoodCritters records)."""
+"""The step-through of a finished game from its record (what the replay page shows), for any ruleset: the
+ruleset's sections (its ``replay_sections`` hook; else one section per command, each event with its fields)
+and a chart of what its ``chart`` hook plots per seat (GoodCritters: each Stash's value). Pure: no Django.
+
+The chart is sampled after each command (the state after the last event of its batch, the states players
+could see: not the passing ones between two events of one batch), where the ruleset first has a value, then
+where any seat's value changed, and at the end (x: the event number), so every change shows where it
+happened (a Rob in the middle of a round as much as the round's end) and a game of any length and any ruleset
+gets the same chart."""
 
 from __future__ import annotations
 
+import html
+import json
+import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
-from games.rules.goodcritters.cards import FUZZ, card_value
 from games.rules.registry import get_ruleset
 
 CHART_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
+TAGS: Final = frozenset({"p", "h3", "table", "tr", "th", "td", "ul", "li", "span", "strong", "small", "em"})
+_NAME: Final = re.compile(r"[a-z][a-z0-9-]{0,40}")
+_CLASSES: Final = re.compile(r"[A-Za-z0-9_ -]{0,80}")
+FIELD_TEXT: Final = 240  # a field's value is cut after this many characters in the default sections
 
 
-def money(value: int) -> str:
-    return f"${value:,}"
+def _text(value: Any) -> str:
+    if value is True or value is False:
+        return "true" if value else "false"
+    return str(value)
 
 
-def card_label(card: int | None) -> str:
-    if card is None:
-        return "no card"
-    if card == FUZZ:
-        return "The Fuzz!"
-    return f"#{card} {money(card_value(card))}"
+def _attr(value: Any) -> str:
+    return html.escape(_text(value), quote=True)
 
 
-def _cards(cards: Sequence[int] | None) -> list[str]:
-    return [card_label(c) for c in cards or ()]
+def render(nodes: Sequence[Any]) -> str:
+    """The HTML of a section's body (``games.rules.core.AuditHooks``): text is escaped, only the listed tags,
+    a ``class`` and ``data-*`` attributes are written; anything else is refused (ValueError)."""
+    out: list[str] = []
+    for node in nodes:
+        if isinstance(node, str):
+            out.append(html.escape(node, quote=False))
+            continue
+        if not isinstance(node, Mapping) or node.get("tag") not in TAGS:
+            raise ValueError(f"not a replay node: {node!r}")
+        tag = node["tag"]
+        attrs = ""
+        cls = node.get("class")
+        if cls:
+            if not isinstance(cls, str) or not _CLASSES.fullmatch(cls):
+                raise ValueError(f"bad class {cls!r}")
+            attrs += f' class="{_attr(cls)}"'
+        for name, value in (node.get("data") or {}).items():
+            if not _NAME.fullmatch(name):
+                raise ValueError(f"bad data attribute {name!r}")
+            attrs += f' data-{name}="{_attr(value)}"'
+        out.append(f"<{tag}{attrs}>{render(node.get('children') or ())}</{tag}>")
+    return "".join(out)
 
 
-def _stash_values(rs: Any, state: Any) -> list[int]:
-    view = rs.full_view(state)
-    return [int(seat["stash_value"] or 0) for seat in view["seats"]]
+def _field(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text if len(text) <= FIELD_TEXT else text[: FIELD_TEXT - 1] + "…"
+
+
+def default_sections(events: Sequence[Mapping[str, Any]], names: Sequence[str]) -> list[dict[str, Any]]:
+    """One section per command: its batch of events (a batch starts at each event that stores a command),
+    each event as its type and its fields (unredacted: the game is over)."""
+    sections: list[dict[str, Any]] = []
+    for event in events:
+        command = event.get("command")
+        if command is not None or not sections:
+            seat = command.get("seat") if command is not None else None
+            by = names[seat] if type(seat) is int and 0 <= seat < len(names) else "the system"
+            what = command.get("type") if command is not None else "?"
+            sections.append(
+                {
+                    "id": f"event-{event['seq']}",
+                    "title": f"Event {event['seq']}: {what} by {by}",
+                    "first_seq": event["seq"],
+                    "last_seq": event["seq"],
+                    "data": {"seat": seat if seat is not None else ""},
+                    "body": [{"tag": "ul", "class": "events", "children": []}],
+                }
+            )
+        section = sections[-1]
+        section["last_seq"] = event["seq"]
+        data = event["data"]
+        fields = ", ".join(f"{k}: {_field(v)}" for k, v in data.items() if k not in ("type", "v"))
+        section["body"][0]["children"].append(
+            {
+                "tag": "li",
+                "data": {"seq": event["seq"], "type": event["type"]},
+                "children": [
+                    {"tag": "strong", "children": [f"#{event['seq']} {event['type']}"]},
+                    f" {fields}" if fields else "",
+                ],
+            }
+        )
+    return sections
 
 
 def build(record: Mapping[str, Any]) -> dict[str, Any]:
-    """``{"names", "rounds": [...], "series": [[value per seat] per point], "labels", "end"}``: one entry per
-    round with everything that happened in it, in the order it happened."""
+    """``{"names", "sections": [{id, title, first_seq, last_seq, data, html}], "chart": {"label", "seqs",
+    "series"} or None}`` from a record (any registered ruleset)."""
     rs = get_ruleset(record["game"]["ruleset"])
-    names = {s["seat"]: s.get("display_name") or s.get("player") or s["uid"] for s in record["seats"]}
-    state = rs.initial_state()
-    rounds: list[dict[str, Any]] = []
+    by_seat = {s["seat"]: s.get("display_name") or s.get("player") or s["uid"] for s in record["seats"]}
+    names = [str(by_seat.get(s, f"seat {s}")) for s in range(max(by_seat, default=-1) + 1)]
+    events = record["events"]
+    plot = getattr(rs, "chart", None)
+    label: str | None = None
+    seqs: list[int] = []
     series: list[list[int]] = []
-    labels: list[str] = []
-    end: dict[str, Any] | None = None
-    current: dict[str, Any] | None = None
-
-    def who(seat: Any) -> str:
-        return str(names.get(seat, f"seat {seat}"))
-
-    for event in record["events"]:
-        data = event["data"]
-        kind = event["type"]
-        state = rs.evolve(state, rs.event_from_json(data))
-        if kind == "GameStarted":
-            series.append(_stash_values(rs, state))
-            labels.append("start")
-            continue
-        if kind == "RoundStarted":
-            current = {
-                "round": data["round"],
-                "boss": data["boss"],
-                "boss_name": who(data["boss"]),
-                "first_seq": event["seq"],
-                "table": [],
-                "extra": [],
-                "distribution": None,
-                "actions": [],
-                "robs": [],
-                "skims": [],
-                "payoffs": [],
-                "vote": None,
-                "awarded": None,
-                "returned": [],
-                "boss_change": None,
-                "bonus": None,
-                "fuzz": None,
-                "notes": [],
-                "stash_values": None,
-            }
-            rounds.append(current)
-            continue
-        if current is None:
-            continue
-        current["last_seq"] = event["seq"]
-        if kind == "LootRevealed":
-            current["extra" if data["extra"] else "table"] += _cards(data["cards"])
-        elif kind == "FuzzRevealed":
-            current["fuzz"] = {
-                "cause": data["cause"],
-                "seat": data["seat"],
-                "name": who(data["seat"]) if data["seat"] is not None else None,
-            }
-        elif kind == "LootDistributed":
-            current["distribution"] = [
-                {
-                    "seat": s,
-                    "name": who(s),
-                    "cards": _cards(share),
-                    "value": sum(card_value(c) for c in share),
-                    "text": money(sum(card_value(c) for c in share)),
-                }
-                for s, share in enumerate(data["shares"])
-            ]
-            if data["auto"]:
-                current["notes"].append(f"the Loot was dealt automatically ({data['auto']})")
-        elif kind == "ActionRevealed":
-            current["actions"].append(
-                {
-                    "seat": data["seat"],
-                    "name": who(data["seat"]),
-                    "action": data["action"],
-                    "early": data["early"],
-                    "defaulted": data["defaulted"],
-                }
-            )
-        elif kind in ("RobSucceeded", "RobGuarded"):
-            current["robs"].append(
-                {
-                    "robber": data["robber"],
-                    "robber_name": who(data["robber"]),
-                    "victim": data["victim"] if kind == "RobSucceeded" else data["guard"],
-                    "victim_name": who(data["victim"] if kind == "RobSucceeded" else data["guard"]),
-                    "guarded": kind == "RobGuarded",
-                    "card": card_label(data["card"]),
-                }
-            )
-        elif kind == "LootSkimmed":
-            current["skims"].append(
-                {"seat": data["seat"], "name": who(data["seat"]), "card": card_label(data["card"])}
-            )
-        elif kind == "PayoffResolved":
-            current["payoffs"].append(
-                {
-                    "giver": data["seat"],
-                    "giver_name": who(data["seat"]),
-                    "target": data["target"],
-                    "target_name": who(data["target"]),
-                    "side": data["side"],
-                    "visibility": data["visibility"],
-                    "taken": data["taken"],
-                    "loot": _cards(data["loot"]),
-                    "payoff_cards": data["payoff_cards"],
-                }
-            )
-        elif kind == "VoteResolved":
-            current["vote"] = {"yes": data["yes"], "no": data["no"], "outcome": data["outcome"]}
-        elif kind == "LootAwarded":
-            current["awarded"] = [
-                {"seat": s, "name": who(s), "cards": _cards(share)}
-                for s, share in enumerate(data["shares"])
-                if share
-            ]
-        elif kind == "LootReturned":
-            current["returned"] = _cards(data["cards"])
-        elif kind == "BossChanged":
-            current["boss_change"] = {
-                "boss": data["boss"],
-                "name": who(data["boss"]),
-                "previous_name": who(data["previous"]),
-                "reason": data["reason"],
-            }
-        elif kind == "BossBonus":
-            current["bonus"] = {
-                "seat": data["seat"],
-                "name": who(data["seat"]),
-                "card": card_label(data["card"]),
-            }
-        elif kind == "PlayerResigned":
-            current["notes"].append(f"{who(data['seat'])} resigned")
-        elif kind == "LootConfiscated":
-            current["notes"].append("confiscated: " + ", ".join(_cards(data["cards"])))
-        elif kind in ("RoundEnded", "GameEnded"):
-            values = _stash_values(rs, state)
-            current["stash_values"] = [
-                {"seat": s, "name": who(s), "value": v, "text": money(v)} for s, v in enumerate(values)
-            ]
-            if kind == "RoundEnded" or not labels or labels[-1] != f"round {current['round']}":
+    if plot is not None:
+        state = rs.initial_state()
+        for position, event in enumerate(events):
+            state = rs.evolve(state, rs.event_from_json(event["data"]))
+            last = position == len(events) - 1
+            if not last and events[position + 1]["command"] is None:
+                continue  # inside a command's batch
+            point = plot(state)
+            if point is None:
+                continue
+            label, values = point[0], [int(v) for v in point[1]]
+            if not series or values != series[-1] or last:
+                seqs.append(event["seq"])
                 series.append(values)
-                labels.append(f"round {current['round']}")
-            if kind == "GameEnded":
-                end = {
-                    "reason": data["reason"],
-                    "scores": [
-                        {"seat": s, "name": who(s), "score": v, "text": money(v)}
-                        for s, v in enumerate(data["scores"])
-                    ],
-                    "winners": [who(s) for s in data["winners"]],
-                }
-                current["end"] = end
+    hook = getattr(rs, "replay_sections", None)
+    raw = hook(events, names) if hook is not None else default_sections(events, names)
+    sections = []
+    for section in raw:
+        if not _NAME.fullmatch(str(section["id"])):
+            raise ValueError(f"bad section id {section['id']!r}")
+        sections.append(
+            {
+                "id": section["id"],
+                "title": str(section["title"]),
+                "first_seq": section["first_seq"],
+                "last_seq": section["last_seq"],
+                "data": {k: _text(v) for k, v in (section.get("data") or {}).items() if _NAME.fullmatch(k)},
+                "html": render(section["body"]),
+            }
+        )
     return {
-        "names": [who(s) for s in sorted(names)],
-        "rounds": rounds,
-        "series": series,
-        "labels": labels,
-        "end": end,
+        "names": names,
+        "sections": sections,
+        "chart": {"label": label, "seqs": seqs, "series": series} if series and label is not None else None,
     }
 
 
-def chart(
-    series: Sequence[Sequence[int]], names: Sequence[str], *, width: int = 720, height: int = 260
-) -> dict[str, Any]:
-    """An SVG line chart's geometry: one polyline per seat (x = point, y = Stash value), axes and ticks."""
-    left, right, top, bottom = 64, 16, 12, 28
-    points = max(len(series), 2)
-    top_value = max([v for row in series for v in row] + [1000])
-    step = 10_000 if top_value > 40_000 else 5_000 if top_value > 15_000 else 2_000
-    ceiling = ((top_value + step - 1) // step) * step
+def _nice_step(span: int, ticks: int = 6) -> int:
+    """1, 2 or 5 times a power of ten: at most about ``ticks`` steps over ``span``."""
+    step = 1
+    while True:
+        for factor in (1, 2, 5):
+            if span <= step * factor * ticks:
+                return step * factor
+        step *= 10
 
-    def x(i: int) -> float:
-        return round(left + (width - left - right) * i / (points - 1), 1)
+
+def _steps(xs: Sequence[float], ys: Sequence[float]) -> str:
+    """A step line: each value holds until the event that changes it (two points per change)."""
+    points = [f"{xs[0]},{ys[0]}"] if xs else []
+    for k in range(1, len(xs)):
+        points += [f"{xs[k]},{ys[k - 1]}", f"{xs[k]},{ys[k]}"]
+    return " ".join(points)
+
+
+def chart(
+    label: str,
+    seqs: Sequence[int],
+    series: Sequence[Sequence[int]],
+    names: Sequence[str],
+    *,
+    width: int = 720,
+    height: int = 260,
+) -> dict[str, Any]:
+    """An SVG chart's geometry: one step line per seat (x = event number, y = the value), axes, ticks."""
+    left, right, top, bottom = 64, 16, 12, 28
+    values = [v for row in series for v in row]
+    low = min([0, *values])
+    high = max([1, *values])
+    step = _nice_step(high - low)
+    floor = -((-low + step - 1) // step) * step
+    ceiling = ((high + step - 1) // step) * step
+    first, last = (seqs[0], seqs[-1]) if seqs else (0, 1)
+    spread = max(last - first, 1)
+
+    def x(seq: int) -> float:
+        return round(left + (width - left - right) * (seq - first) / spread, 1)
 
     def y(v: int) -> float:
-        return round(top + (height - top - bottom) * (1 - v / ceiling), 1)
+        return round(top + (height - top - bottom) * (ceiling - v) / (ceiling - floor), 1)
 
     lines = [
         {
             "seat": s,
             "name": name,
             "color": CHART_COLORS[s % len(CHART_COLORS)],
-            "points": " ".join(f"{x(i)},{y(row[s])}" for i, row in enumerate(series)),
+            "points": _steps([x(seq) for seq in seqs], [y(row[s]) for row in series]),
             "last": series[-1][s] if series else 0,
         }
         for s, name in enumerate(names)
     ]
-    ticks = [{"y": y(v), "label": money(v)} for v in range(0, ceiling + 1, step)]
+    ticks = [{"y": y(v), "label": f"{v:,}"} for v in range(floor, ceiling + 1, step)]
+    xstep = _nice_step(spread, 8)
+    xs = [first, *range((first // xstep + 1) * xstep, last, xstep), last]
+    xticks = [
+        {"x": x(seq), "label": str(seq)}
+        for k, seq in enumerate(xs)
+        if k in (0, len(xs) - 1) or (seq - first >= xstep / 2 and last - seq >= xstep / 2)
+    ]
     return {
+        "label": label,
         "width": width,
         "height": height,
         "left": left,
@@ -233,5 +221,6 @@ def chart(
         "right": width - right,
         "lines": lines,
         "ticks": ticks,
-        "xticks": [{"x": x(i), "label": str(i)} for i in range(len(series))],
+        "xticks": xticks,
+        "points": len(seqs),
     }

@@ -18,9 +18,11 @@ event):
    ``ruleset_version`` (the rules the game was played under: it is re-decided under them) are those of the
    first event.
 6. ``seats``: who held each seat and from which event on (``GameStarted.players``, each ``SeatHandedOver``).
-7. ``commitment``: every face-down choice's commitment is SHA-256(salt || choice) with the salt the seed gives
-   for its ``commit_no``, and every reveal opens the commitment made for it.
-8. ``random``: every random outcome (the setup, each robbed or guarded card) is the one the seed gives (R8.1).
+7. ``commitment`` (rulesets with an ``audit_secrets`` hook, e.g. GoodCritters): every face-down choice's
+   commitment is SHA-256(salt || choice) with the salt the seed gives for its ``commit_no``, and every reveal
+   opens the commitment made for it.
+8. ``random`` (the same): every random outcome (GoodCritters: the setup, each robbed or guarded card) is the
+   one the seed gives (R8.1). A ruleset without the hook has these re-derived by check 9 alone.
 9. ``rules``: every batch of events is exactly what the rules (the version the game started under) decide
    for the command stored on its first event, at the time the batch carries, from the state folded from the
    events before it; its actor is the seat's holder at that event or nobody; the game is over.
@@ -40,7 +42,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from games.rules import rng
-from games.rules.core import Context, RuleError, Ruleset
+from games.rules.core import AuditFailure, AuditSecrets, Context, RuleError, Ruleset
 from games.rules.registry import RULESETS
 
 from . import public
@@ -71,8 +73,6 @@ HOLDER_FIELDS: Final[dict[str, tuple[type, ...]]] = {
     "display_name": (str,),
     "bot": (str, type(None)),
 }
-# event fields whose mismatch with the rules means the random generator's outcome was changed
-_SETUP_RANDOM: Final = frozenset({"players", "boss", "stashes", "pile", "types", "pile_size"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +107,7 @@ class Verdict:
     fair: bool | None = None
     checkpoints: int = 0
     signed_by: str | None = None
+    secrets: bool = True  # the ruleset checked its commitments and random picks on their own (AuditSecrets)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -140,11 +141,16 @@ class Verdict:
                 extra += f" {self.checkpoints} watchers' checkpoints match the public chain."
             if self.signed_by:
                 extra += f" Signed by key {self.signed_by}."
+            secrets = (
+                f"{self.commitments} commitments opened, {self.random_picks} random picks re-derived from "
+                f"the seed ({setup})"
+                if self.secrets
+                else f"commitments and random outcomes re-derived by the rules from the seed ({setup})"
+            )
             return (
                 f"OK: game {self.game}: {self.events} events, hash chain intact (head {self.head_hash}), "
                 f"public chain head {self.public_head_hash}, "
-                f"seed matches its commitment, {self.commitments} commitments opened, "
-                f"{self.random_picks} random picks re-derived from the seed ({setup}), "
+                f"seed matches its commitment, {secrets}, "
                 f"{self.commands} commands re-decided by the rules.{extra}"
             )
         assert self.error is not None
@@ -369,6 +375,8 @@ def _check_seed(
         raise _Bad(
             1, "seed", "the record's seed_commitment is not the one published at the start", "GameStarted"
         )
+    # the options the game started with, as its log says: its GameStarted's, or what the ruleset reads from
+    # its first events (``started_options``: a table's settings beside the game's options)
     started_options = getattr(RULESETS[game["ruleset"]], "started_options", None)
     options = first.get("options") if started_options is None else started_options(events)
     if options != game["options"]:
@@ -389,7 +397,7 @@ def _check_seed(
     if first.get("fair") != game["fair"] and not legacy:
         raise _Bad(1, "seed", "the record's fair flag is not the game's", "GameStarted")
     last = events[-1]
-    if last["type"] == "GameEnded" and last["data"].get("seed") != record["seed"]:
+    if last["type"] == "GameEnded" and "seed" in last["data"] and last["data"]["seed"] != record["seed"]:
         raise _Bad(last["seq"], "seed", "the seed revealed at the end is not the record's seed", "GameEnded")
     return seed
 
@@ -462,96 +470,6 @@ def _check_seats(
     return out
 
 
-class _Secrets:
-    """GoodCritters' commitments and random picks, checked from the seed alone (independently of the rules'
-    own code paths): the state before each event supplies the Stashes a pick is drawn from."""
-
-    def __init__(self, seed: bytes) -> None:
-        self.seed = seed
-        self.actions: dict[int, tuple[int, str, int]] = {}  # seat -> (commit_no, commitment, seq)
-        self.bundles: dict[tuple[int, int], tuple[int, str, int]] = {}  # (giver, token) -> ...
-        self.opened = 0
-        self.picks = 0
-        self.next_commit = 0  # commit_no runs 0, 1, 2, ... in log order, without gaps
-
-    def _number(self, commit_no: Any, seq: int, kind: str) -> None:
-        if commit_no != self.next_commit:
-            raise _Bad(
-                seq,
-                "commitment",
-                f"commit_no is {commit_no!r}, the game's next commitment is number {self.next_commit} (they "
-                "run 0, 1, 2, ... in the log's order)",
-                kind,
-            )
-        self.next_commit += 1
-
-    def _salt(self, commit_no: Any, seq: int, kind: str) -> bytes:
-        if type(commit_no) is not int or commit_no < 0:
-            raise _Bad(seq, "commitment", "commit_no must be a non-negative integer", kind)
-        return rng.salt(self.seed, f"salt/{commit_no}")
-
-    def check(self, seq: int, kind: str, data: Mapping[str, Any], state: Any) -> None:
-        if kind == "ActionChosen":
-            salt = self._salt(data.get("commit_no"), seq, kind)
-            self._number(data["commit_no"], seq, kind)
-            if rng.commitment(salt, {"action": data.get("action")}) != data.get("commitment"):
-                raise _Bad(seq, "commitment", "the commitment is not SHA-256(salt || the chosen card)", kind)
-            self.actions[data["seat"]] = (data["commit_no"], data["commitment"], seq)
-        elif kind == "PayoffOffered" and data.get("commitment") is not None:
-            salt = self._salt(data.get("commit_no"), seq, kind)
-            self._number(data["commit_no"], seq, kind)
-            if rng.commitment(salt, {"loot": sorted(data.get("loot") or [])}) != data["commitment"]:
-                raise _Bad(
-                    seq, "commitment", "the commitment is not SHA-256(salt || the bundle's cards)", kind
-                )
-            self.bundles[(data["seat"], data["token"])] = (data["commit_no"], data["commitment"], seq)
-        elif kind == "ActionRevealed" and data.get("salt") is not None:
-            made = self.actions.get(data.get("seat", -1))
-            if made is None:
-                raise _Bad(seq, "commitment", "a card is opened that was never committed", kind)
-            self._open(seq, kind, data["salt"], {"action": data.get("action")}, made)
-        elif kind == "PayoffResolved" and data.get("salt") is not None:
-            made = self.bundles.get((data.get("seat", -1), data.get("token", -1)))
-            if made is None:
-                raise _Bad(seq, "commitment", "a bundle is opened that was never committed", kind)
-            self._open(seq, kind, data["salt"], {"loot": sorted(data.get("loot") or [])}, made)
-        elif kind in ("RobSucceeded", "RobGuarded"):
-            robber = data.get("robber")
-            if kind == "RobSucceeded":
-                owner, label = data.get("victim"), f"round/{state.round}/rob/{robber}"
-            else:
-                owner, label = robber, f"round/{state.round}/guard/{robber}"
-            if type(owner) is not int or not 0 <= owner < state.n:
-                raise _Bad(seq, "rules", "the event names no seat", kind)
-            cards = sorted(state.stashes[owner])
-            expected = cards[rng.Stream(self.seed, label).below(len(cards))] if cards else None
-            if data.get("card") != expected:
-                whose = "victim's" if kind == "RobSucceeded" else "robber's"
-                raise _Bad(
-                    seq,
-                    "random",
-                    f"the card taken is {data.get('card')}, the seed picks {expected} from the {whose} Stash "
-                    f"(label {label!r})",
-                    kind,
-                )
-            self.picks += 1
-
-    def _open(self, seq: int, kind: str, salt_hex: Any, choice: Any, made: tuple[int, str, int]) -> None:
-        commit_no, commitment, made_at = made
-        if not _is_hex(salt_hex, 32):
-            raise _Bad(seq, "commitment", "the salt must be 16 bytes as 32 lowercase hex digits", kind)
-        if salt_hex != rng.salt(self.seed, f"salt/{commit_no}").hex():
-            raise _Bad(seq, "commitment", f"the salt opened is not the seed's salt/{commit_no}", kind)
-        if rng.commitment(bytes.fromhex(salt_hex), choice) != commitment:
-            raise _Bad(
-                seq,
-                "commitment",
-                f"the revealed choice does not open the commitment made at event #{made_at}",
-                kind,
-            )
-        self.opened += 1
-
-
 def _diff(stored: Mapping[str, Any], expected: Mapping[str, Any]) -> list[str]:
     keys = sorted(set(stored) | set(expected))
     return [
@@ -577,8 +495,9 @@ def _replay(
     events: Sequence[Mapping[str, Any]],
     seed: bytes,
     holders: Sequence[Sequence[tuple[int, int | None]]],
-) -> tuple[int, _Secrets]:
-    secrets = _Secrets(seed) if rs.slug == "goodcritters" else None
+) -> tuple[int, AuditSecrets | None]:
+    hook = getattr(rs, "audit_secrets", None)
+    secrets: AuditSecrets | None = hook(seed) if hook is not None else None
     state = rs.initial_state()
     commands = 0
     i = 0
@@ -651,9 +570,9 @@ def _replay(
                 raise _Bad(seq, "format", f"the event's data cannot be read: {exc}", kind) from None
             if secrets is not None:
                 try:
-                    secrets.check(seq, kind, data, state)
-                except _Bad:
-                    raise
+                    secrets.check(seq, data, state)
+                except AuditFailure as failure:
+                    raise _Bad(seq, failure.check, failure.message, kind) from None
                 except Exception as exc:  # ill-typed fields in a forged event
                     raise _Bad(seq, "format", f"the event's fields are malformed: {exc!r}", kind) from None
             if k >= len(expected):
@@ -668,9 +587,9 @@ def _replay(
             if data != expected[k] or canonical_json(data) != canonical_json(expected[k]):
                 fields = _diff(data, expected[k])
                 check = "rules"
-                if kind == "GameStarted" and set(fields) <= _SETUP_RANDOM:
+                if secrets is not None and fields and set(fields) <= secrets.random_fields(kind):
                     check = "random"
-                    message = f"the setup ({', '.join(fields)}) is not the one the seed gives"
+                    message = f"the {kind} event's {', '.join(fields)} are not the ones the seed gives"
                 elif data.get("type") != expected[k].get("type"):
                     message = f"the rules decide a {expected[k].get('type')} event here"
                 else:
@@ -694,7 +613,7 @@ def _replay(
         raise _Bad(
             events[-1]["seq"], "rules", "the game is not over at the end of the record", events[-1]["type"]
         )
-    return commands, secrets or _Secrets(seed)
+    return commands, secrets
 
 
 def verify_record(
@@ -729,10 +648,12 @@ def verify_record(
         holders = _check_seats(record, events, version)
         verdict.checks.append("seats")
         commands, secrets = _replay(RULESETS[game["ruleset"]], events, seed, holders)
-        verdict.checks += ["commitment", "random", "rules"]
+        verdict.checks += ["commitment", "random", "rules"] if secrets is not None else ["rules"]
         verdict.commands = commands
-        verdict.commitments = secrets.opened
-        verdict.random_picks = secrets.picks
+        verdict.secrets = secrets is not None
+        if secrets is not None:
+            verdict.commitments = secrets.commitments_opened
+            verdict.random_picks = secrets.random_picks
     except _Bad as bad:
         verdict.error = bad.finding
         return verdict
@@ -771,7 +692,7 @@ def verify_file(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m games.audit.verify",
-        description="Verify a finished GoodCritters game's record (docs/AUDIT.md) without the server.",
+        description="Verify a finished game's record (docs/AUDIT.md) without the server.",
     )
     parser.add_argument("record", help="the record's JSON file (GET /api/v1/games/{id}/record)")
     parser.add_argument("--json", action="store_true", help="print the verdict as JSON")

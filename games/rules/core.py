@@ -127,6 +127,7 @@ class Waiting:
 
 StateT = TypeVar("StateT")
 StateT_co = TypeVar("StateT_co", covariant=True)
+StateT_contra = TypeVar("StateT_contra", contravariant=True)
 
 
 @runtime_checkable
@@ -268,3 +269,89 @@ class Ruleset(Protocol[StateT]):
     def scores(self, state: StateT) -> Sequence[int] | None:
         """Final score per seat once terminal, else ``None``."""
         ...
+
+    # --- the audit (docs/AUDIT.md): optional members, see :class:`AuditHooks` -----------------------
+    # A ruleset may also have any of ``audit_secrets``, ``spectator_data``, ``chart``, ``replay_sections``
+    # and ``started_options`` (typed in :class:`AuditHooks`); the audit (``games.audit``) uses each one a
+    # ruleset has and a generic default for each one it has not. A table that wraps a game forwards them to
+    # the game when it has them.
+
+
+class AuditFailure(Exception):
+    """What an :class:`AuditSecrets` checker raises for a record's event: ``check`` names the audit's check
+    that failed (``commitment``: a commitment or its opening is wrong; ``random``: a random outcome is not
+    the one the seed gives; ``format``: the event cannot be read), ``message`` says why, for people."""
+
+    def __init__(self, check: str, message: str) -> None:
+        super().__init__(message)
+        self.check = check
+        self.message = message
+
+
+class AuditSecrets(Protocol):
+    """A ruleset's own, independent check of a finished game's secrets from its seed alone (docs/AUDIT.md,
+    checks 7 and 8): every commitment against its opening, every random pick against the seed. It should not
+    share code paths with the rules' ``decide`` (the verifier re-decides the game anyway, check 9): its point
+    is to say *which* secret was changed, and to be a second, simpler reading of the rules' randomness.
+
+    The verifier calls :meth:`check` for every event of the record, in order, with the state folded from the
+    events before it, before it compares the event with what the rules decide."""
+
+    commitments_opened: int  # how many commitments were opened and checked so far (the verdict shows it)
+    random_picks: int  # how many random outcomes were re-derived from the seed so far
+
+    def check(self, seq: int, data: Mapping[str, Any], state: Any) -> None:
+        """Check event ``seq`` (its JSON ``data``, unredacted) given the ``state`` before it; raise
+        :class:`AuditFailure` when a secret does not hold."""
+        ...
+
+    def random_fields(self, kind: str) -> frozenset[str]:
+        """The fields of an event of type ``kind`` whose values the seed decides: when an event differs from
+        what the rules decide in these fields only, the verifier reports a ``random`` failure (else
+        ``rules``). ``frozenset()`` for none."""
+        ...
+
+
+class AuditHooks(Protocol[StateT_contra]):
+    """The optional audit members of a :class:`Ruleset` (``getattr(ruleset, name, None)``), each with the
+    generic default the audit uses when a ruleset has not got it.
+
+    * ``audit_secrets(seed)``: a fresh :class:`AuditSecrets` checker for one record of a game whose seed is
+      ``seed``, or ``None`` when the ruleset has nothing to check beyond re-deciding every command (the
+      default: re-deciding already re-derives every commitment and random outcome the rules make).
+    * ``spectator_data(data)``: an event's JSON ``data`` exactly as a spectator sees it while the game runs,
+      as a new object (docs/AUDIT.md, "The public chain": what the public hash chain hashes, so it must never
+      change for an event once stored). Default: :func:`default_spectator_data`, the ruleset's own
+      ``redact_event(event, None, terminal=False)``. A ruleset pins it (as GoodCritters does, with a table of
+      the fields set to null) when its views may change while its stored events' public hashes must not.
+    * ``chart(state)``: ``(label, values)``, one integer per seat, what the replay page plots over the game
+      (GoodCritters: "Stash value"), or ``None`` when there is nothing to plot at this state (before the
+      start). Default: no chart.
+    * ``replay_sections(events, names)``: the replay page's step-through, from the record's ``events`` (each
+      ``{seq, type, data, ...}`` as in the record) and each seat's display name: a list of sections, each
+      ``{"id", "title", "first_seq", "last_seq", "data", "body"}`` (``id``: lowercase letters, digits and
+      ``-``; ``data``: extra ``data-*`` attributes of the section; ``body``: a list of nodes, a node being a
+      text string or ``{"tag", "class", "data", "children"}`` with ``tag`` one of ``p h3 table tr th td ul
+      li span strong small em``). Default: one section per command (its batch of events), each event shown
+      as its type and fields.
+    * ``started_options(events)``: the options the game started with, in full JSON form, read from the
+      record's first events (each ``{type, data, ...}``), which the record's ``game.options`` must equal
+      (a table: its game's ``GameStarted.options`` and its ``TableOpened.settings``), or ``None`` when they
+      cannot be read. Default: the first event's ``options``.
+    """
+
+    def audit_secrets(self, seed: bytes) -> AuditSecrets | None: ...
+
+    def spectator_data(self, data: Mapping[str, Any]) -> JSON: ...
+
+    def chart(self, state: StateT_contra) -> tuple[str, tuple[int, ...]] | None: ...
+
+    def replay_sections(self, events: Sequence[Mapping[str, Any]], names: Sequence[str]) -> list[JSON]: ...
+
+    def started_options(self, events: Sequence[Mapping[str, Any]]) -> JSON | None: ...
+
+
+def default_spectator_data(ruleset: Ruleset[Any], data: Mapping[str, Any]) -> JSON:
+    """What a spectator sees of an event while the game runs, by the ruleset's own redaction: the default of
+    :class:`AuditHooks`' ``spectator_data``."""
+    return ruleset.redact_event(ruleset.event_from_json(data), None, terminal=False)

@@ -73,7 +73,7 @@ def absent_record(players: int, options: dict[str, Any], *, game_no: int = 0) ->
             now = max(now, waiting.due_at + timedelta(seconds=1))
             apply(rs.expire_command(waiting.step_no), now, None)
     assert rs.is_terminal(state), "the game did not end"
-    events = chain(7, batches)
+    events = chain(7, batches, rs.slug)
     started = events[0]["data"]
     meta = {
         "id": 7,

@@ -1,7 +1,7 @@
-"""The public chain's redaction (``games.audit.public.SPECTATOR_NULLS``, the table in docs/AUDIT.md) is
-exactly what the rules show a spectator while the game runs (``redact_event(event, None, terminal=False)``),
-on every event of simulator games of every size and of games with absent seats, messages and resignations;
-and the record's public hashes are that chain."""
+"""GoodCritters' pinned public-chain redaction (``games.rules.goodcritters.audit.SPECTATOR_NULLS``, the
+table in docs/AUDIT.md) is exactly what the rules show a spectator while the game runs (``redact_event(event,
+None, terminal=False)``), on every event of simulator games of every size and of games with absent seats,
+messages and resignations; and the record's public hashes are that chain."""
 
 from __future__ import annotations
 

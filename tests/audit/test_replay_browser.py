@@ -1,7 +1,8 @@
 """The replay page in a real headless Chromium (Debian's ``chromium`` package, driven by Playwright; no
 browser download): it steps through a finished game round by round and shows what the record says (the
 Boss, the cards played, the vote R4.1-R4.5, who robbed whom R3.4-R3.6, the Stash values), loads nothing from
-anywhere else, and leaves a screenshot in test-artifacts/."""
+anywhere else, and leaves a screenshot in test-artifacts/. A Loose Triggers and a Were-cats game played over
+HTTP get the same page with their own chart (Loot value, Points) and one step per command."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from typing import Any
 
 import pytest
 
+from games.audit import replay
 from games.rules.registry import get_ruleset
 from tests.audit.test_record_api import finished_bot_game
 from tests.conftest import make_api
+from tests.table.test_games_api import play_to_end
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -66,6 +69,22 @@ def expected_rounds(record: dict[str, Any]) -> list[dict[str, Any]]:
     return rounds
 
 
+def expected_samples(record: dict[str, Any]) -> list[list[int]]:
+    """The chart's points: each seat's Stash value (from the ruleset's fold) after the first command, after
+    every command that changed one (at the end of its batch of events), and at the end."""
+    samples: list[list[int]] = []
+    state = RULESET.initial_state()
+    events = record["events"]
+    for k, event in enumerate(events):
+        state = RULESET.evolve(state, RULESET.event_from_json(event["data"]))
+        if k + 1 < len(events) and events[k + 1]["command"] is None:
+            continue
+        values = [seat["stash_value"] for seat in RULESET.full_view(state)["seats"]]  # type: ignore[attr-defined]
+        if not samples or values != samples[-1] or k == len(events) - 1:
+            samples.append(values)
+    return samples
+
+
 @contextmanager
 def chromium() -> Iterator[Any]:
     """Debian's Chromium under Playwright. Started only after the test's database work: Playwright's sync API
@@ -90,8 +109,8 @@ def test_the_replay_page_steps_through_a_game_as_the_record_says(live_server: An
     names = {s["seat"]: s["display_name"] for s in record["seats"]}
     rounds = expected_rounds(record)
     assert len(rounds) >= 2
-    final = RULESET.full_view(RULESET.fold(RULESET.event_from_json(e["data"]) for e in record["events"]))  # type: ignore[attr-defined]
-    final_values = [s["stash_value"] for s in final["seats"]]
+    samples = expected_samples(record)
+    final_values = samples[-1]
 
     with chromium() as browser:
         page = browser.new_page(viewport={"width": 1000, "height": 900})
@@ -103,19 +122,25 @@ def test_the_replay_page_steps_through_a_game_as_the_record_says(live_server: An
         assert page.locator("#verdict").get_attribute("data-ok") == "true"
         assert page.locator("#seed").inner_text() == record["seed"]
 
-        # the chart: one line per player, one point per round plus the start, ending at the final Stash values
-        lines = page.locator("svg polyline.stash-line")
+        # the chart: one line per player, a point at the start and at each change of a Stash's value, ending
+        # at the final Stash values
+        assert page.locator("#chart-label").inner_text() == "Stash value over the game"
+        lines = page.locator("svg polyline.chart-line")
         assert lines.count() == 5
         for seat in range(5):
             line = lines.nth(seat)
             assert line.get_attribute("data-last") == str(final_values[seat])
-            assert len((line.get_attribute("points") or "").split()) == len(rounds) + 1
+            # a step line: the first point, then two per later sample (the old value, then the new one)
+            assert len((line.get_attribute("points") or "").split()) == 2 * len(samples) - 1
 
         for index, expected in enumerate(rounds):
-            shown = page.locator("section.round:not([hidden])")
+            shown = page.locator("section.step:not([hidden])")
             assert shown.count() == 1, "exactly one round is shown at a time"
             assert shown.get_attribute("data-round") == str(expected["round"])
-            assert page.locator("#position").inner_text() == f"Round {expected['round']} of {len(rounds)}"
+            assert (
+                page.locator("#position").inner_text()
+                == f"Round {expected['round']} ({index + 1} of {len(rounds)})"
+            )
             assert shown.locator(".boss").inner_text() == names[expected["boss"]]
             played = {
                 int(row.get_attribute("data-seat") or -1): row.locator(".action").inner_text()
@@ -158,11 +183,11 @@ def test_the_replay_page_steps_through_a_game_as_the_record_says(live_server: An
                 page.locator("#next").click()
 
         page.locator("#prev").click()
-        assert page.locator("section.round:not([hidden])").get_attribute("data-round") == str(
+        assert page.locator("section.step:not([hidden])").get_attribute("data-round") == str(
             rounds[-2]["round"]
         )
         page.keyboard.press("ArrowRight")
-        assert page.locator("section.round:not([hidden])").get_attribute("data-round") == str(
+        assert page.locator("section.step:not([hidden])").get_attribute("data-round") == str(
             rounds[-1]["round"]
         )
         # everything the page needed came from us (no CDN)
@@ -176,3 +201,63 @@ def test_the_replay_page_of_an_unknown_game_is_a_problem(client: Any) -> None:
     assert response.status_code == 404
     assert response["Content-Type"].startswith("application/problem+json")
     assert client.post("/games/987654/replay").status_code in (403, 405)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("slug", "players", "label", "field"),
+    [("loose_triggers", 5, "Loot value", "values"), ("were_cats", 4, "Points", "scores")],
+)
+def test_the_replay_page_of_another_game_has_its_chart(
+    live_server: Any, slug: str, players: int, label: str, field: str
+) -> None:
+    # played over HTTP to its end: two people (each seat's sensible move, sent with their token) and bots
+    apis = [make_api(), make_api()]
+    bots = ["sensible" if s % 2 else "random" for s in range(players - len(apis))]
+    created = apis[0].post("/api/v1/games", {"ruleset": slug, "seats": players, "options": {}, "bots": bots})
+    assert created.status_code == 201, created.content
+    assert apis[1].post(f"/api/v1/games/{created.json()['id']}/join").status_code == 200
+    game = play_to_end(created.json()["id"], {api.player.pk: api for api in apis})
+    api = apis[0]
+    response = api.get(f"/api/v1/games/{game.pk}/record")
+    assert response.status_code == 200, response.content
+    record = response.json()
+    assert record["game"]["ruleset"] == slug
+    final = record["events"][-1]["data"][field]
+    samples = replay.build(record)["chart"]["series"]
+    commands = sum(1 for e in record["events"] if e["command"] is not None)
+
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        requested: list[str] = []
+        page.on("request", lambda request: requested.append(request.url))
+        loaded = page.goto(f"{live_server.url}/games/{game.pk}/replay")
+        assert loaded is not None
+        assert loaded.status == 200
+        assert page.locator("#verdict").get_attribute("data-ok") == "true"
+        assert page.locator("#seed").inner_text() == record["seed"]
+        assert page.locator("#chart-label").inner_text() == f"{label} over the game"
+        lines = page.locator("svg polyline.chart-line")
+        assert lines.count() == players
+        for seat in range(players):
+            line = lines.nth(seat)
+            assert line.get_attribute("data-last") == str(final[seat])
+            assert len((line.get_attribute("points") or "").split()) == 2 * len(samples) - 1
+            assert line.locator("title").text_content() == record["seats"][seat]["display_name"]
+        # one step per command, one shown at a time
+        assert page.locator("section.step").count() == commands
+        shown = page.locator("section.step:not([hidden])")
+        assert shown.count() == 1
+        assert shown.get_attribute("data-first-seq") == "1"
+        assert "StartGame" in shown.locator("h2").inner_text()
+        assert "GameStarted" in shown.inner_text()
+        page.locator("#last").click()
+        shown = page.locator("section.step:not([hidden])")
+        assert shown.get_attribute("data-last-seq") == str(len(record["events"]))
+        assert "GameEnded" in shown.inner_text()
+        assert page.locator("#position").inner_text().endswith(f"({commands} of {commands})")
+        ARTIFACTS.mkdir(exist_ok=True)
+        shot = ARTIFACTS / f"replay-page-{slug}.png"
+        page.screenshot(path=str(shot), full_page=False)
+        assert shot.stat().st_size > 10_000
+        assert all(url.startswith(live_server.url) for url in requested), requested

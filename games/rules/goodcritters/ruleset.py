@@ -8,8 +8,8 @@ from typing import Any, Final
 
 from games.rules.core import JSON, Context, Event, Seat, Viewer, Waiting
 
+from . import audit, replay, serde
 from . import commands as cmd
-from . import serde
 from .bots import bot_command
 from .cards import MAX_PLAYERS, MIN_PLAYERS
 from .decide import decide, pause_end, step, warn_time
@@ -212,6 +212,19 @@ class GoodCritters:
 
     def scores(self, state: State) -> Sequence[int] | None:
         return state.scores if state.phase == OVER else None
+
+    # --- the audit (games.rules.core.AuditHooks) -----------------------------------------------------
+    def audit_secrets(self, seed: bytes) -> audit.Secrets:
+        return audit.audit_secrets(seed)
+
+    def spectator_data(self, data: Mapping[str, Any]) -> JSON:
+        return audit.spectator_data(data)
+
+    def chart(self, state: State) -> tuple[str, tuple[int, ...]] | None:
+        return audit.chart(state)
+
+    def replay_sections(self, events: Sequence[Mapping[str, Any]], names: Sequence[str]) -> list[JSON]:
+        return replay.replay_sections(events, names)
 
 
 def legal_commands(state: State, seat: Seat) -> list[str]:

@@ -143,6 +143,10 @@ class LooseTriggers:
     def bot_command(self, state: State, seat: int, *, strategy: str, salt: int) -> Command | None:
         return bots.bot_command(state, seat, strategy=strategy, salt=salt)
 
+    def chart(self, state: State) -> tuple[str, tuple[int, ...]] | None:
+        """The replay page's chart: each seat's Loot value (``games.rules.core.AuditHooks``)."""
+        return views.chart(state)
+
 
 GAME: Final = LooseTriggers()
 

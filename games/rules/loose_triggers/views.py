@@ -147,3 +147,11 @@ def redact_event(event: Event, viewer: Viewer, *, terminal: bool) -> JSON:
     if t == "GameEnded":  # the game is over once it is folded in; the public chain hashes it as it ran
         return _hide(data, "seed")
     return data
+
+
+def chart(state: State) -> tuple[str, tuple[int, ...]] | None:
+    """What the replay page plots (``games.rules.core.AuditHooks``): the value of each seat's Loot stack
+    (cash plus relic sets, LT1.5) at this state; ``None`` before the start."""
+    if state.phase == SETUP:
+        return None
+    return "Loot value", tuple(loot_value(state.stacks[seat]) for seat in range(state.n))

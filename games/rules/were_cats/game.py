@@ -19,7 +19,7 @@ from .events import EVENT_CLASSES, Event
 from .evolve import evolve, fold
 from .options import Options, options_to_json, parse_options
 from .state import INITIAL_STATE, OVER, State
-from .views import redact_event, view_for
+from .views import chart, redact_event, view_for
 from .waiting import default_command, legal_commands, waiting
 
 _SETUP_KEYS: Final = ("seats", "first_seat")
@@ -143,6 +143,10 @@ class WereCats:
 
     def bot_command(self, state: State, seat: int, *, strategy: str, salt: int) -> Command | None:
         return bot_command(state, seat, strategy=strategy, salt=salt)
+
+    def chart(self, state: State) -> tuple[str, tuple[int, ...]] | None:
+        """The replay page's chart: each seat's points (``games.rules.core.AuditHooks``)."""
+        return chart(state)
 
 
 GAME: Final[WereCats] = WereCats()

@@ -84,3 +84,11 @@ def typed_view(state: State, viewer: Viewer) -> GameView:
 def view_for(state: State, viewer: Viewer) -> JSON:
     """The state as ``viewer`` sees it (the same for everybody; the seed once over)."""
     return cast(JSON, typed_view(state, viewer))
+
+
+def chart(state: State) -> tuple[str, tuple[int, ...]] | None:
+    """What the replay page plots (``games.rules.core.AuditHooks``): each seat's points as WC3.2 counts them
+    at this state (cats by kind and victims); ``None`` before the start."""
+    if state.phase == NEW:
+        return None
+    return "Points", tuple(points(state, seat) for seat in range(state.n))
