@@ -43,7 +43,7 @@ from .commands import (
     TakeVictim,
 )
 from .errors import fail
-from .evolve import evolve
+from .evolve import HANDLERS
 from .state import ACT, CHOOSE, NEW, OVER, PLACE, POPULATE, State
 
 SEED_BYTES = 32
@@ -59,7 +59,7 @@ class _Run:
 
     def emit(self, event: ev.Event) -> None:
         self.events.append(event)
-        self.state = evolve(self.state, event)
+        self.state = HANDLERS[event.TYPE](self.state, event)  # evolve, one call less
 
 
 # --------------------------------------------------------------------------------------------------
@@ -386,6 +386,16 @@ def _phase_3(run: _Run) -> None:
 def decide(state: State, command: Command, ctx: Context | None = None) -> list[ev.Event]:
     """The events ``command`` yields in ``state``, or a :class:`RuleError`. ``ctx`` is unused: no rule of
     Were-cats reads the time (the table owns the deadlines)."""
+    return _run(state, command).events
+
+
+def step(state: State, command: Command, ctx: Context | None = None) -> tuple[list[ev.Event], State]:
+    """``decide`` and the state after its events (the fold ``decide`` has already made, not made again)."""
+    run = _run(state, command)
+    return run.events, run.state
+
+
+def _run(state: State, command: Command) -> _Run:
     run = _Run(state)
     if isinstance(command, StartGame):
         if command.seat is not None:
@@ -409,4 +419,4 @@ def decide(state: State, command: Command, ctx: Context | None = None) -> list[e
         _pass(run, command)
     else:
         fail("invalid_command", "unknown command")
-    return run.events
+    return run

@@ -7,9 +7,8 @@ from collections.abc import Sequence
 
 from .bots import bot_command
 from .commands import Command
-from .decide import decide
+from .decide import step
 from .events import Event
-from .evolve import evolve
 from .game import GAME
 from .options import Options
 from .state import INITIAL_STATE, OVER, State
@@ -26,9 +25,7 @@ def play(
     state = INITIAL_STATE
     events: list[Event] = []
     for turn in range(MAX_COMMANDS):
-        new = decide(state, command)
-        for event in new:
-            state = evolve(state, event)
+        new, state = step(state, command)  # decide folds its events as it makes them
         events.extend(new)
         if state.phase == OVER:
             return events, state
