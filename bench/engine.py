@@ -57,7 +57,9 @@ def _mixed(n: int, i: int) -> list[str]:
     return strategies_for("mix", n, i)
 
 
-def replay(logs: Sequence[Sequence[Any]], fold: Callable[[Sequence[Any]], Any], repeat: int) -> dict[str, Any]:
+def replay(
+    logs: Sequence[Sequence[Any]], fold: Callable[[Sequence[Any]], Any], repeat: int
+) -> dict[str, Any]:
     """Median events/s of folding every log of the corpus, ``repeat`` x 3 times."""
     total = sum(len(log) for log in logs)
     rates = []
@@ -226,7 +228,9 @@ def table(games: int, repeat: int, pure: dict[str, Any]) -> dict[str, Any]:
             figures_by_bot[key] = figures
             _print_game(f"table {game}", key, figures)
             if engine:
-                print(f"    (the pure engine: {engine['median_ms']:.2f} ms; the table adds {figures['overhead_ms']:.2f} ms)")
+                print(
+                    f"    (the pure engine: {engine['median_ms']:.2f} ms; the table adds {figures['overhead_ms']:.2f} ms)"
+                )
         out[game] = {"games": figures_by_bot}
     return out
 

@@ -34,7 +34,6 @@ from .hooks import voters
 from .state import CHOOSE, CLAIM, COUNTDOWN, ELECT, GIVE, GRAB_STEP, NO_CARD, PICK, PLAY, State
 
 _MASK = (1 << 64) - 1
-_GOLDEN = 0x9E3779B97F4A7C15
 _BANG_MAX = ACTION_RANGES[BANG][-1]  # Action cards are their numbers 1..40: BANG! are the lowest (1..12)
 _FIRE_MIN = ACTION_RANGES[IN_THE_FIRE][0]  # and IN THE FIRE! the highest (36..40)
 _FIRE_MAX = ACTION_RANGES[IN_THE_FIRE][-1]
@@ -66,9 +65,12 @@ class Mix:
         if x is None:
             # the hash of a tuple of ints does not depend on PYTHONHASHSEED: deterministic across runs
             x = _mix64(hash(self.parts) + 0x2545F4914F6CDD1D)
-        x = (x + _GOLDEN) & _MASK
+        x = (x + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
         self.x = x
-        return _mix64(x) % n
+        # _mix64 written out (this runs for nearly every bot move)
+        z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        return (z ^ (z >> 31)) % n
 
     def chance(self, percent: int) -> bool:
         return self.below(100) < percent

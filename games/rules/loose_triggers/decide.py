@@ -71,7 +71,7 @@ from .events import (
     VoteCast,
     Wounded,
 )
-from .evolve import evolve
+from .evolve import HANDLERS
 from .state import (
     CHOOSE,
     CLAIM,
@@ -101,7 +101,7 @@ class _Run:
 
     def emit(self, event: Event) -> None:
         self.events.append(event)
-        self.state = evolve(self.state, event)
+        self.state = HANDLERS[event.TYPE](self.state, event)  # evolve, one call less
 
 
 def decide(state: State, command: Command, ctx: Context | None = None) -> list[Event]:

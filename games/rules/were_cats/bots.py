@@ -33,7 +33,6 @@ from .decide import available_starting_kinds
 from .state import ACT, CHOOSE, PLACE, POPULATE, State
 
 _MASK = (1 << 64) - 1
-_GOLDEN = 0x9E3779B97F4A7C15
 _TURNS = frozenset({CHOOSE, POPULATE, ACT})  # one seat after another: the game waits on ``state.turn``
 
 
@@ -52,14 +51,20 @@ class Mix:
         return _mix64(z)
 
     def below(self, n: int) -> int:
+        # _mix64 written out (this runs for nearly every bot move)
         x = self.x
         if x is None:
             x = 0x2545F4914F6CDD1D
             for part in self.parts:
-                x = _mix64((x ^ (part & _MASK)) + _GOLDEN)
-        x = (x + _GOLDEN) & _MASK
+                z = ((x ^ (part & 0xFFFFFFFFFFFFFFFF)) + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+                z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+                x = z ^ (z >> 31)
+        x = (x + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
         self.x = x
-        return _mix64(x) % n
+        z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        return (z ^ (z >> 31)) % n
 
     def chance(self, p: float) -> bool:
         return self.below(1_000_000) < p * 1_000_000

@@ -42,7 +42,7 @@ from .commands import (
     StartGame,
     TakeVictim,
 )
-from .errors import fail
+from .errors import fail, rule_error
 from .evolve import HANDLERS
 from .state import ACT, CHOOSE, NEW, OVER, PLACE, POPULATE, State
 
@@ -88,9 +88,11 @@ def _kind(kind: object) -> str:
 
 
 def _coins(coins: object) -> Coins:
-    if not isinstance(coins, tuple) or len(coins) != 3 or not all(type(c) is int and c >= 0 for c in coins):
-        fail("invalid_coins", "coin counts are three non-negative integers (penny, nickel, dime)")
-    return (coins[0], coins[1], coins[2])
+    if isinstance(coins, tuple) and len(coins) == 3:
+        p, n, d = coins
+        if type(p) is int and type(n) is int and type(d) is int and p >= 0 and n >= 0 and d >= 0:
+            return (p, n, d)
+    raise rule_error("invalid_coins", "coin counts are three non-negative integers (penny, nickel, dime)")
 
 
 def _reason(reason: str | None) -> None:
@@ -241,11 +243,12 @@ def _continue_populating(run: _Run) -> None:
             return
         seat = state.turn
         assert seat is not None
-        kinds = [k for k in KINDS if state.supply[INDEX[k]] > 0]
-        if len(kinds) > 1:
+        supply = state.supply
+        if (supply[0] > 0) + (supply[1] > 0) + (supply[2] > 0) > 1:  # more than one kind: a choice
             run.emit(ev.PopulateTurnStarted(seat=seat))
             return
-        run.emit(ev.VillagerPlaced(seat=seat, kind=kinds[0], reason="only_kind"))
+        kind = next(k for k in KINDS if supply[INDEX[k]] > 0)
+        run.emit(ev.VillagerPlaced(seat=seat, kind=kind, reason="only_kind"))
 
 
 def _populate_city(run: _Run, command: PopulateCity) -> None:
@@ -397,26 +400,27 @@ def step(state: State, command: Command, ctx: Context | None = None) -> tuple[li
 
 def _run(state: State, command: Command) -> _Run:
     run = _Run(state)
-    if isinstance(command, StartGame):
-        if command.seat is not None:
-            fail("system_only", "only the system starts a game")
-        _start(run, command)
-    elif isinstance(command, ChooseStartingCoins):
-        _choose(run, command)
-    elif isinstance(command, PlaceVictims):
-        _place(run, command)
+    # the commands' types are disjoint: the most frequent first (populating, then saying done, then the cats)
+    if isinstance(command, PopulateCity):
+        _populate_city(run, command)
     elif isinstance(command, FinishPlacing):
         _finish(run, command)
-    elif isinstance(command, PopulateCity):
-        _populate_city(run, command)
     elif isinstance(command, TakeVictim):
         _take_victim(run, command)
-    elif isinstance(command, MakeCat):
-        _make_cat(run, command)
+    elif isinstance(command, PlaceVictims):
+        _place(run, command)
     elif isinstance(command, Repopulate):
         _repopulate(run, command)
     elif isinstance(command, Pass):
         _pass(run, command)
+    elif isinstance(command, MakeCat):
+        _make_cat(run, command)
+    elif isinstance(command, ChooseStartingCoins):
+        _choose(run, command)
+    elif isinstance(command, StartGame):
+        if command.seat is not None:
+            fail("system_only", "only the system starts a game")
+        _start(run, command)
     else:
         fail("invalid_command", "unknown command")
     return run

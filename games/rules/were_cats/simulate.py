@@ -11,7 +11,7 @@ from .decide import step
 from .events import Event
 from .game import GAME
 from .options import Options
-from .state import INITIAL_STATE, OVER, State
+from .state import INITIAL_STATE, OVER, PLACE, State
 
 MAX_COMMANDS = 20_000
 
@@ -37,11 +37,16 @@ def play(
 
 
 def next_command(state: State, strategies: Sequence[str], salt: int) -> Command | None:
-    """The first bot command of the seats the game waits on, from seat ``salt % n`` clockwise."""
+    """The first bot command of the seats the game waits on, from seat ``salt % n`` clockwise: in Phase 1
+    the first seat not done, else the seat whose turn it is (a bot answers for a seat the game waits on)."""
     n = state.n
-    for i in range(n):
-        seat = (salt + i) % n
-        command = bot_command(state, seat, strategy=strategies[seat], salt=salt)
-        if command is not None:
-            return command
-    return None
+    if state.phase == PLACE:
+        done = state.done
+        for i in range(n):
+            seat = (salt + i) % n
+            if not done[seat]:
+                return bot_command(state, seat, strategy=strategies[seat], salt=salt)
+        return None
+    if state.turn is None:
+        return None
+    return bot_command(state, state.turn, strategy=strategies[state.turn], salt=salt)
