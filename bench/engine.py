@@ -15,9 +15,13 @@
   table's decide wrapping the game's, driven by the ruleset's ``bot_command`` and ``waiting`` in
   ``play_game``), with the table's overhead over the pure engine. Skipped for a game not registered yet.
 
-Every game time is the median of ``--games`` seeds x ``--repeat`` runs (the machine is shared: medians, not
-means); replay is the median of ``--repeat`` x 3 folds of the corpus. Prints the figures and writes them, each
-with its target and whether it meets it, to ``bench/results/engine.json``; exits 1 when a target is missed.
+Every game time is the median of ``--games`` seeds x ``--repeat`` runs; replay is the median of ``--repeat``
+x 3 folds of the corpus. Each is timed twice: by this process's CPU time (``time.process_time``) and by the
+wall clock. The machine is shared (2 cores, often a load of 2-5 from other test runs): the wall clock then
+counts the time other processes hold the CPU, up to 2-3 x the work itself, so the targets are judged on the
+CPU-time medians, and the wall-clock medians are reported beside them (with the load average) to show the
+noise. Prints the figures and writes them, each with its target and whether it meets it, to
+``bench/results/engine.json``; exits 1 when a target is missed.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import platform
 import statistics
 import sys
@@ -57,20 +62,29 @@ def _mixed(n: int, i: int) -> list[str]:
     return strategies_for("mix", n, i)
 
 
+def pct(values: list[float], q: float) -> float:
+    """The ``q`` quantile by the nearest rank below (as ``bench.common.pct``, which imports psycopg)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
 def replay(
     logs: Sequence[Sequence[Any]], fold: Callable[[Sequence[Any]], Any], repeat: int
 ) -> dict[str, Any]:
-    """Median events/s of folding every log of the corpus, ``repeat`` x 3 times."""
+    """Events/s of folding every log of the corpus, ``repeat`` x 3 times: the median by the wall clock and by
+    this process's CPU time (the target is judged on the CPU time: see the module's docstring)."""
     total = sum(len(log) for log in logs)
-    rates = []
+    walls, cpus = [], []
     for _ in range(repeat * 3):
-        started = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         for log in logs:
             fold(log)
-        rates.append(total / (time.perf_counter() - started))
-    rate = statistics.median(rates)
+        walls.append(total / (time.perf_counter() - wall))
+        cpus.append(total / max(time.process_time() - cpu, 1e-9))
+    rate = statistics.median(cpus)
     return {
         "events_per_s": round(rate),
+        "wall_events_per_s": round(statistics.median(walls)),
         "corpus_events": total,
         "corpus_games": len(logs),
         "target_events_per_s": REPLAY_TARGET,
@@ -79,22 +93,26 @@ def replay(
 
 
 def timed_games(play: Callable[[int], int], games: int, repeat: int, target_ms: float) -> dict[str, Any]:
-    """``play(i)`` plays game ``i`` and returns its event count; median and p90 over games x repeat runs."""
-    times: list[float] = []
+    """``play(i)`` plays game ``i`` and returns its event count; medians and p90 over games x repeat runs, by
+    this process's CPU time (judged against the target) and by the wall clock."""
+    cpus: list[float] = []
+    walls: list[float] = []
     events: list[int] = []
     for _ in range(repeat):
         for i in range(games):
-            started = time.perf_counter()
+            wall, cpu = time.perf_counter(), time.process_time()
             count = play(i)
-            times.append((time.perf_counter() - started) * 1000)
+            cpus.append((time.process_time() - cpu) * 1000)
+            walls.append((time.perf_counter() - wall) * 1000)
             events.append(count)
-    ordered = sorted(times)
-    median = statistics.median(times)
+    median = statistics.median(cpus)
     return {
         "median_ms": round(median, 3),
-        "p90_ms": round(ordered[int(len(ordered) * 0.9)], 3),
+        "p90_ms": round(pct(cpus, 0.9), 3),
+        "wall_median_ms": round(statistics.median(walls), 3),
+        "wall_p90_ms": round(pct(walls, 0.9), 3),
         "events_per_game": round(statistics.mean(events), 1),
-        "runs": len(times),
+        "runs": len(cpus),
         "target_ms": target_ms,
         "meets_target": median < target_ms,
     }
@@ -103,15 +121,17 @@ def timed_games(play: Callable[[int], int], games: int, repeat: int, target_ms: 
 def _print_replay(game: str, figures: dict[str, Any]) -> None:
     mark = "ok" if figures["meets_target"] else "MISSED"
     print(
-        f"{game} replay: {figures['events_per_s']:,} events/s ({figures['corpus_events']:,} events, "
-        f"{figures['corpus_games']} games; target >= {figures['target_events_per_s']:,}: {mark})"
+        f"{game} replay: {figures['events_per_s']:,} events/s CPU ({figures['wall_events_per_s']:,} wall; "
+        f"{figures['corpus_events']:,} events, {figures['corpus_games']} games; "
+        f"target >= {figures['target_events_per_s']:,}: {mark})"
     )
 
 
 def _print_game(game: str, key: str, figures: dict[str, Any]) -> None:
     mark = "ok" if figures["meets_target"] else "MISSED"
     print(
-        f"{game} {key}: median {figures['median_ms']:.2f} ms/game (p90 {figures['p90_ms']:.2f} ms, "
+        f"{game} {key}: median {figures['median_ms']:.2f} ms/game CPU, p90 {figures['p90_ms']:.2f} "
+        f"(wall {figures['wall_median_ms']:.2f}, p90 {figures['wall_p90_ms']:.2f}; "
         f"{figures['events_per_game']:.0f} events/game, {figures['runs']} runs; "
         f"target < {figures['target_ms']:g} ms: {mark})"
     )
@@ -163,7 +183,7 @@ def goodcritters(games: int, repeat: int) -> dict[str, Any]:
     return out
 
 
-# --- Loose Triggers and Were-cats (the pure engines) ---------------------------------------------------------
+# --- Loose Triggers and Were-cats (the pure engines) -------------------------------------------------------
 
 PURE: dict[str, Any] = {
     "loose_triggers": (lt_simulate.play, lt_evolve.fold, 8, range(4, 9)),
@@ -208,7 +228,14 @@ def table(games: int, repeat: int, pure: dict[str, Any]) -> dict[str, Any]:
         figures_by_bot: dict[str, Any] = {}
         for bot in ("sensible", "random", "mix"):
 
-            def one(i: int, bot: str = bot, ruleset: Any = ruleset) -> int:
+            def one(
+                i: int,
+                bot: str = bot,
+                ruleset: Any = ruleset,
+                game: str = game,
+                players: int = players,
+                options: Any = options,
+            ) -> int:
                 record = play_game(
                     ruleset,
                     players=players,
@@ -229,7 +256,8 @@ def table(games: int, repeat: int, pure: dict[str, Any]) -> dict[str, Any]:
             _print_game(f"table {game}", key, figures)
             if engine:
                 print(
-                    f"    (the pure engine: {engine['median_ms']:.2f} ms; the table adds {figures['overhead_ms']:.2f} ms)"
+                    f"    the pure engine: {engine['median_ms']:.2f} ms CPU; "
+                    f"the table adds {figures['overhead_ms']:.2f} ms"
                 )
         out[game] = {"games": figures_by_bot}
     return out
@@ -258,6 +286,8 @@ def main() -> int:
     results: dict[str, Any] = {
         "python": platform.python_version(),
         "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "load_average_before": [round(x, 2) for x in os.getloadavg()],
         "games_per_measurement": args.games,
         "repeat": args.repeat,
     }
@@ -268,6 +298,7 @@ def main() -> int:
             results[game] = pure_engine(game, args.games, args.repeat)
     if "table" in only:
         results["table"] = table(args.games, args.repeat, results)
+    results["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     results["all_targets_met"] = _all_met(results)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

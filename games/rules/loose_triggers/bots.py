@@ -30,7 +30,7 @@ from .commands import (
     Grab,
     PickLoot,
 )
-from .hooks import voters
+from .hooks import legal_commands, voters
 from .state import CHOOSE, CLAIM, COUNTDOWN, ELECT, GIVE, GRAB_STEP, NO_CARD, PICK, PLAY, State
 
 _MASK = (1 << 64) - 1
@@ -56,10 +56,6 @@ class Mix:
         self.parts = parts
         self.x: int | None = None
 
-    @staticmethod
-    def _mix(z: int) -> int:
-        return _mix64(z)
-
     def below(self, n: int) -> int:
         x = self.x
         if x is None:
@@ -82,7 +78,16 @@ def _is_fire(card: int) -> bool:
 
 def bot_command(state: State, seat: int, *, strategy: str, salt: int) -> Command | None:
     """A legal command for the bot in ``seat`` or None when it has nothing to do now."""
-    # what hooks.legal_commands lists, as flags: ``main`` is the step's own command (at most one)
+    if strategy == "random":
+        random = True
+    elif strategy == "sensible":
+        random = False
+    else:
+        if legal_commands(state, seat):
+            raise ValueError(f"unknown bot strategy {strategy!r}")
+        return None
+    # what hooks.legal_commands lists, as flags: ``main`` is the step's own command (the steps exclude each
+    # other, so there is at most one), ``aim`` and ``burn``
     if state.phase != PLAY or not 0 <= seat < state.n or not state.alive[seat]:
         return None
     step = state.step
@@ -99,36 +104,37 @@ def bot_command(state: State, seat: int, *, strategy: str, salt: int) -> Command
             main = ElectBagman.TYPE
     elif step in _SUB_STEPS and seat == state.pending_seat:
         main = _SUB_STEPS[step]
-    aim = free and _can_aim(state, seat) and state.alive.count(True) > 1
-    burn = (
-        free
-        and state.discussion is None
-        and len(state.stacks[seat]) >= 2
-        and any(_FIRE_MIN <= c <= _FIRE_MAX for c in state.hands[seat])
-    )
-    if main is None and not aim and not burn:
+    # hooks.can_aim
+    if not free:
+        aim = False
+    elif state.discussion is None:
+        aim = not state.opened[seat]
+    elif step != COUNTDOWN:
+        aim = False
+    elif state.aims[seat] is None:
+        aim = True
+    else:
+        aim = seat != state.counter and state.retargets[seat] < state.options.max_retargets
+    aim = aim and state.alive.count(True) > 1
+    burn = False
+    if random:
+        hand = state.hands[seat]
+        # Action cards are 1..40: an IN THE FIRE! (36..40) is in hand when the highest card is one
+        burn = (
+            free
+            and state.discussion is None
+            and len(state.stacks[seat]) >= 2
+            and bool(hand)
+            and max(hand) >= _FIRE_MIN
+        )
+        if main is None and not aim and not burn:
+            return None
+    elif main is None and not aim:
         return None
     mix = Mix(salt, seat, state.step_no, len(state.loot_deck), state.commit_no)
-    if strategy == "random":
+    if random:
         return _random(state, seat, main, aim, burn, mix)
-    if strategy == "sensible":
-        return _sensible(state, seat, main, aim, mix)
-    raise ValueError(f"unknown bot strategy {strategy!r}")
-
-
-def _can_aim(state: State, seat: int) -> bool:
-    """hooks.can_aim."""
-    if state.discussion is None:
-        return not state.opened[seat]
-    if state.step != COUNTDOWN:
-        return False
-    if state.aims[seat] is None:
-        return True
-    return seat != state.counter and state.retargets[seat] < state.options.max_retargets
-
-
-def _others(state: State, seat: int) -> list[int]:
-    return [s for s, alive in enumerate(state.alive) if alive and s != seat]
+    return _sensible(state, seat, main, aim, mix)
 
 
 def _aim_targets(state: State, seat: int) -> list[int]:

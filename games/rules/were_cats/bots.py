@@ -32,7 +32,6 @@ from .commands import (
 from .decide import available_starting_kinds
 from .state import ACT, CHOOSE, PLACE, POPULATE, State
 
-_MASK = (1 << 64) - 1
 _TURNS = frozenset({CHOOSE, POPULATE, ACT})  # one seat after another: the game waits on ``state.turn``
 
 
@@ -46,12 +45,8 @@ class Mix:
         self.parts = parts
         self.x: int | None = None
 
-    @staticmethod
-    def _mix(z: int) -> int:
-        return _mix64(z)
-
     def below(self, n: int) -> int:
-        # _mix64 written out (this runs for nearly every bot move)
+        # SplitMix64 written out (this runs for nearly every bot move)
         x = self.x
         if x is None:
             x = 0x2545F4914F6CDD1D
@@ -68,13 +63,6 @@ class Mix:
 
     def chance(self, p: float) -> bool:
         return self.below(1_000_000) < p * 1_000_000
-
-
-def _mix64(z: int) -> int:
-    z &= _MASK
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-    return z ^ (z >> 31)
 
 
 def bot_command(state: State, seat: int, *, strategy: str, salt: int) -> Command | None:

@@ -25,7 +25,6 @@ from .coins import (
     START_SLOT,
     VILLAGER_CLAW,
     Coins,
-    covers,
     make_cat_need,
     victim_claw,
     victim_points,
@@ -93,6 +92,11 @@ def _coins(coins: object) -> Coins:
         if type(p) is int and type(n) is int and type(d) is int and p >= 0 and n >= 0 and d >= 0:
             return (p, n, d)
     raise rule_error("invalid_coins", "coin counts are three non-negative integers (penny, nickel, dime)")
+
+
+def _covers(have: Coins, want: Coins) -> bool:
+    """``coins.covers`` for three counts, without a generator (it runs for every cat's move)."""
+    return want[0] <= have[0] and want[1] <= have[1] and want[2] <= have[2]
 
 
 def _reason(reason: str | None) -> None:
@@ -192,7 +196,7 @@ def _place(run: _Run, command: PlaceVictims) -> None:
         fail("already_done", "you said done for this phase")
     eat, scare = _coins(command.eat), _coins(command.scare)
     held = state.victims(seat)
-    if not covers(held, (eat[0] + scare[0], eat[1] + scare[1], eat[2] + scare[2])):
+    if not _covers(held, (eat[0] + scare[0], eat[1] + scare[1], eat[2] + scare[2])):
         fail("not_enough_victims", "you do not hold these victims")
     run.emit(ev.VictimsPlaced(seat=seat, eat=eat, scare=scare))
 
@@ -292,7 +296,7 @@ def _acting_cat(run: _Run, seat: int | None) -> tuple[int, int, int]:
 def _meal(run: _Run, seat: int, eat: object) -> Coins:
     """The victims the cat eats first (WC2.3): they must lie in its owner's eat area."""
     coins = _coins(eat)
-    if not covers(run.state.eats[seat], coins):
+    if not _covers(run.state.eats[seat], coins):
         fail("not_enough_victims", "your eat area does not hold these victims")
     return coins
 

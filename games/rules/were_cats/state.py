@@ -77,10 +77,10 @@ class State(NamedTuple):
         cat of the action order (walked here without building it)."""
         n = self.n
         first = self.quarter if self.quarter is not None else self.first_seat
+        order = [(first + k) % n for k in range(n)]
         cats = self.cats
         for index in range(len(SLOTS)):
-            for k in range(n):
-                seat = (first + k) % n
+            for seat in order:
                 cat = cats[seat][index]
                 if cat is not None and cat.heads:
                     return seat, index + 1
