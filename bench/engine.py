@@ -27,10 +27,12 @@ noise. Prints the figures and writes them, each with its target and whether it m
 from __future__ import annotations
 
 import argparse
+import cProfile
 import hashlib
 import json
 import os
 import platform
+import pstats
 import statistics
 import sys
 import time
@@ -214,8 +216,84 @@ def pure_engine(game: str, games: int, repeat: int) -> dict[str, Any]:
 
 # --- through the table (the registered rulesets) ---------------------------------------------------------
 
+_RULES = str(ROOT / "games" / "rules")
+
+
+def _owner(func: tuple[str, int, str], slug: str) -> str | None:
+    """Whose code ``func`` is: the table's, the game's, the driver's; None for the standard library and
+    builtins (their time goes to their callers)."""
+    path = func[0]
+    if path.startswith(_RULES + "/table/"):
+        return "table"
+    if path.startswith(_RULES + f"/{slug}/"):
+        return "game"
+    if path.startswith((_RULES, str(ROOT / "bench"))):
+        return "driver"
+    return None
+
+
+def profile_split(play: Callable[[int], int], slug: str, games: int) -> dict[str, Any]:
+    """Play ``games`` games under cProfile and split the time between the table's code, the game's code and
+    the driver (the time of a builtin or of the standard library goes to the code that called it, in
+    proportion to its calls). Also: the game's functions the table calls most (not decide, evolve or bots:
+    the questions it asks), with their cumulative time. Profiling slows Python calls unevenly: the split
+    is a guide, the timings above are the figures."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for i in range(games):
+        play(i)
+    profiler.disable()
+    stats: dict[Any, Any] = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+
+    def shares(func: Any, weight: float, depth: int = 0) -> dict[str, float]:
+        owner = _owner(func, slug)
+        if owner is not None:
+            return {owner: weight}
+        callers = stats.get(func, (0, 0, 0.0, 0.0, {}))[4]
+        total = sum(edge[2] for edge in callers.values())
+        if depth > 8 or total <= 0:
+            return {"other": weight}
+        out: dict[str, float] = {}
+        for caller, edge in callers.items():
+            for k, v in shares(caller, weight * edge[2] / total, depth + 1).items():
+                out[k] = out.get(k, 0.0) + v
+        return out
+
+    split: dict[str, float] = {}
+    own: dict[str, float] = {}
+    asked: dict[str, list[float]] = {}
+    for func, (_cc, _nc, tottime, _ct, callers) in stats.items():
+        for k, v in shares(func, tottime).items():
+            split[k] = split.get(k, 0.0) + v
+        if _owner(func, slug) == "table":
+            name = f"{Path(func[0]).name}:{func[1]}({func[2]})"
+            own[name] = own.get(name, 0.0) + tottime
+        if _owner(func, slug) == "game" and func[2] not in ("decide", "evolve", "step", "bot_command"):
+            for caller, edge in callers.items():
+                if _owner(caller, slug) == "table":
+                    key = f"{caller[2]} -> {Path(func[0]).parent.name}/{Path(func[0]).name}:{func[2]}"
+                    calls_time = asked.setdefault(key, [0.0, 0.0])
+                    calls_time[0] += edge[1]
+                    calls_time[1] += edge[3]
+    total = sum(split.values()) or 1.0
+    return {
+        "profiled_games": games,
+        "share": {k: round(v / total, 3) for k, v in sorted(split.items(), key=lambda kv: -kv[1])},
+        "table_functions_own_share": {
+            k: round(v / total, 3) for k, v in sorted(own.items(), key=lambda kv: -kv[1])[:8]
+        },
+        "game_calls_by_the_table": {
+            k: {"calls_per_game": round(c / games, 1), "share": round(t / total, 3)}
+            for k, (c, t) in sorted(asked.items(), key=lambda kv: -kv[1][1])[:6]
+        },
+    }
+
 
 def table(games: int, repeat: int, pure: dict[str, Any]) -> dict[str, Any]:
+    """Whole games through each registered ruleset (the table around the game), as the service plays them
+    with bots (``play_game``: every seat's bot asked in turn, deadlines expired when no bot moves). These are
+    not the pure driver's games (the table's driver asks the seats in another order and the table adds its
+    own events), so the table's part is measured within the same games, by profiling."""
     out: dict[str, Any] = {}
     for game, (_play, _fold, players, _sizes) in PURE.items():
         try:
@@ -250,15 +328,24 @@ def table(games: int, repeat: int, pure: dict[str, Any]) -> dict[str, Any]:
             figures = timed_games(one, games, repeat, GAME_TARGETS_MS[game])
             engine = (pure.get(game) or {}).get("games", {}).get(key)
             if engine:
-                figures["pure_engine_median_ms"] = engine["median_ms"]
-                figures["overhead_ms"] = round(figures["median_ms"] - engine["median_ms"], 3)
+                figures["pure_engine_median_ms"] = engine["median_ms"]  # the pure driver's games
+            split = profile_split(one, game, min(games, 10))
+            figures["profile"] = split
+            table_share = split["share"].get("table", 0.0)
+            figures["table_code_ms"] = round(figures["median_ms"] * table_share, 3)
             figures_by_bot[key] = figures
             _print_game(f"table {game}", key, figures)
-            if engine:
-                print(
-                    f"    the pure engine: {engine['median_ms']:.2f} ms CPU; "
-                    f"the table adds {figures['overhead_ms']:.2f} ms"
-                )
+            asked = ", ".join(
+                f"{k} x{v['calls_per_game']:g} ({v['share']:.0%})"
+                for k, v in list(split["game_calls_by_the_table"].items())[:3]
+            )
+            print(
+                f"    profile: {', '.join(f'{k} {v:.0%}' for k, v in split['share'].items())}; "
+                f"the table's own code ~{figures['table_code_ms']:.2f} ms/game"
+                + (f"; the pure engine's own driver: {engine['median_ms']:.2f} ms/game" if engine else "")
+            )
+            if asked:
+                print(f"    the table asks the game: {asked}")
         out[game] = {"games": figures_by_bot}
     return out
 
