@@ -149,7 +149,7 @@ def _start(run: _Run, command: StartGame) -> None:
         first = command.first_seat
     else:
         first = rng.Stream(command.seed, "setup/first").below(n)
-    fair = command.seats is None and command.first_seat is None
+    fair = command.seats is None and command.first_seat is None and not command.fixed_seed
     run.emit(
         ev.GameStarted(
             players=tuple(seats),
