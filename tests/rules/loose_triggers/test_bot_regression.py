@@ -19,9 +19,10 @@ from games.rules.loose_triggers.simulate import play
 from games.rules.loose_triggers.state import INITIAL_STATE, OVER, PLAY
 
 GAMES = 200
-# sha256 of every command and event (canonical JSON) of games 0..199; recompute only when a rule changes
-TABLE_GAMES_SHA256 = "4f85a43f4888214ce6a6afec04ac12a073720a84bc4cab06ec351e004c15c366"
-SIMULATE_SHA256 = "3eb79a08f7cdb91fbb164b0965acbb4224b92e1624b70511e8e8b6fc32b072e3"
+# sha256 of every command and event (canonical JSON) of games 0..199; recompute only when a rule, an event or
+# a command's JSON changes, and then with the engine and bots as they were too (both must agree)
+TABLE_GAMES_SHA256 = "d53ff4007e3551f37f9f8b7e6ef07aadb6db84d817ecd4a6effe6a4c6fb03ba7"
+SIMULATE_SHA256 = "547b5aaf8e32734ef0cd5c834a567ea92b7e99a033f3715b433c006680ee524d"
 
 
 def _strategies(i: int, n: int) -> list[str]:

@@ -18,8 +18,9 @@ from games.rules.were_cats.state import INITIAL_STATE, OVER
 from games.rules.were_cats.waiting import default_command, waiting
 
 GAMES = 200
-# sha256 of every command and event (canonical JSON) of games 0..199; recompute only when a rule changes
-TABLE_GAMES_SHA256 = "bc16b17e653f12ba1e335e6b420233903eeeff03b14f6ce3967e577dc102da5b"
+# sha256 of every command and event (canonical JSON) of games 0..199; recompute only when a rule, an event or
+# a command's JSON changes, and then with the engine and bots as they were too (both must agree)
+TABLE_GAMES_SHA256 = "ba675faf7287ace5e75e45b5a45d1d2b9ab3322d9415e3440a6d1973c99adaff"
 SIMULATE_SHA256 = "d39a326139f7df416d5e4ea596534c2c155d443df398f990dc5591e3cb2b0016"
 
 
