@@ -10,6 +10,7 @@ from typing import Any
 
 from games.rules import rng
 from games.rules.were_cats.bots import bot_command
+from games.rules.were_cats.commands import Resign
 from games.rules.were_cats.decide import decide
 from games.rules.were_cats.evolve import evolve
 from games.rules.were_cats.game import GAME
@@ -20,7 +21,7 @@ from games.rules.were_cats.waiting import default_command, waiting
 GAMES = 200
 # sha256 of every command and event (canonical JSON) of games 0..199; recompute only when a rule, an event or
 # a command's JSON changes, and then with the engine and bots as they were too (both must agree)
-TABLE_GAMES_SHA256 = "ba675faf7287ace5e75e45b5a45d1d2b9ab3322d9415e3440a6d1973c99adaff"
+TABLE_GAMES_SHA256 = "27f46e4a09a8330fa0ec45e9be06f14ca31559c44e00d444b85ce135cda54a7e"
 SIMULATE_SHA256 = "d39a326139f7df416d5e4ea596534c2c155d443df398f990dc5591e3cb2b0016"
 
 
@@ -39,12 +40,14 @@ def _seed(i: int) -> bytes:
 
 def _table_game(i: int, digest: Any) -> int:
     """Game ``i`` driven as a table would: bots in a rotating seat order, now and then a timeout, one seat
-    resigned in every fourth game. Feeds every command and event into ``digest``; returns the event count."""
+    resigned in every fourth game (then it plays the defaults and cannot win). Feeds every command and event
+    into ``digest``; returns the event count."""
     n = 2 + i % 4
     strategies = _strategies(i, n)
     options = GAME.parse_options({"max_rounds": 20 if i % 5 else 1 + i % 7})
     salt = i * 7919
     resigned = i % n if i % 4 == 0 else -1
+    resign_at = 10 + i % 40 if resigned >= 0 else -1
     command: Any = GAME.start_command([f"p{k}" for k in range(n)], options, _seed(i))
     state = INITIAL_STATE
     count = 0
@@ -58,10 +61,13 @@ def _table_game(i: int, digest: Any) -> int:
         if w is None:
             assert state.phase == OVER
             return count
+        if turn == resign_at:
+            command = Resign(seat=None, target=resigned)  # from now on it plays the defaults (WC4.3)
+            continue
         command = None
         for k in range(n):
             seat = (salt + turn + k) % n
-            if seat == resigned:
+            if seat == resigned and turn > resign_at:
                 command = default_command(state, seat, "resigned")
             elif (turn + k) % 13 == 0:
                 command = default_command(state, seat, "timeout")
