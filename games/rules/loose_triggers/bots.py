@@ -86,8 +86,21 @@ def bot_command(state: State, seat: int, *, strategy: str, salt: int) -> Command
         if legal_commands(state, seat):
             raise ValueError(f"unknown bot strategy {strategy!r}")
         return None
-    # what hooks.legal_commands lists, as flags: ``main`` is the step's own command (the steps exclude each
-    # other, so there is at most one), ``aim`` and ``burn``
+    flags = legal_flags(state, seat, burn_too=random)
+    if flags is None:
+        return None
+    main, aim, burn = flags
+    mix = Mix(salt, seat, state.step_no, len(state.loot_deck), state.commit_no)
+    if random:
+        return _random(state, seat, main, aim, burn, mix)
+    return _sensible(state, seat, main, aim, mix)
+
+
+def legal_flags(state: State, seat: int, *, burn_too: bool = True) -> tuple[str | None, bool, bool] | None:
+    """What ``hooks.legal_commands(state, seat)`` lists, as (the step's own command or None, Aim, BurnLoot);
+    None when it lists nothing. The step's own command is at most one (the steps exclude each other).
+    ``burn_too=False`` skips the BurnLoot check (reported False): the sensible bot never burns.
+    ``tests/rules/loose_triggers/test_bot_regression.py`` checks it against ``legal_commands``."""
     if state.phase != PLAY or not 0 <= seat < state.n or not state.alive[seat]:
         return None
     step = state.step
@@ -117,7 +130,7 @@ def bot_command(state: State, seat: int, *, strategy: str, salt: int) -> Command
         aim = seat != state.counter and state.retargets[seat] < state.options.max_retargets
     aim = aim and state.alive.count(True) > 1
     burn = False
-    if random:
+    if burn_too:
         hand = state.hands[seat]
         # Action cards are 1..40: an IN THE FIRE! (36..40) is in hand when the highest card is one
         burn = (
@@ -127,14 +140,9 @@ def bot_command(state: State, seat: int, *, strategy: str, salt: int) -> Command
             and bool(hand)
             and max(hand) >= _FIRE_MIN
         )
-        if main is None and not aim and not burn:
-            return None
-    elif main is None and not aim:
+    if main is None and not aim and not burn:
         return None
-    mix = Mix(salt, seat, state.step_no, len(state.loot_deck), state.commit_no)
-    if random:
-        return _random(state, seat, main, aim, burn, mix)
-    return _sensible(state, seat, main, aim, mix)
+    return main, aim, burn
 
 
 def _aim_targets(state: State, seat: int) -> list[int]:

@@ -10,13 +10,13 @@ from typing import Any
 
 from games.rules import rng
 from games.rules.loose_triggers import commands as c
-from games.rules.loose_triggers.bots import bot_command
+from games.rules.loose_triggers.bots import bot_command, legal_flags
 from games.rules.loose_triggers.decide import decide
 from games.rules.loose_triggers.evolve import evolve
 from games.rules.loose_triggers.game import GAME
-from games.rules.loose_triggers.hooks import CLOSED_BY_TABLE, default_command, waiting
+from games.rules.loose_triggers.hooks import CLOSED_BY_TABLE, default_command, legal_commands, waiting
 from games.rules.loose_triggers.simulate import play
-from games.rules.loose_triggers.state import INITIAL_STATE, OVER, PLAY
+from games.rules.loose_triggers.state import INITIAL_STATE, OVER, PLAY, State, update
 
 GAMES = 200
 # sha256 of every command and event (canonical JSON) of games 0..199; recompute only when a rule, an event or
@@ -38,7 +38,7 @@ def _seed(i: int) -> bytes:
     return hashlib.sha256(f"lt-bot-regression/{i}".encode()).digest()
 
 
-def _table_game(i: int, digest: Any) -> int:
+def _table_game(i: int, digest: Any, states: list[State] | None = None) -> int:
     """Game ``i`` driven as a table would: bots in a rotating seat order, a resigned seat's defaults, closes
     and timeouts when no bot moves. Feeds every command and event into ``digest``; returns the event count."""
     n = 4 + i % 5
@@ -55,6 +55,8 @@ def _table_game(i: int, digest: Any) -> int:
             digest.update(rng.canonical_json(GAME.event_to_json(event)))
             state = evolve(state, event)
             count += 1
+            if states is not None:
+                states.append(state)
         if turn == resign_at and state.phase == PLAY:
             command = c.Resign(seat=None, target=i % n)
             continue
@@ -97,3 +99,33 @@ def test_the_pure_driver_plays_the_same_games_as_ever() -> None:
         for event in events:
             digest.update(rng.canonical_json(GAME.event_to_json(event)))
     assert digest.hexdigest() == SIMULATE_SHA256
+
+
+def test_the_bots_read_the_legal_commands_as_hooks_lists_them() -> None:
+    """The bots work out ``legal_commands`` from a few fields (bots.legal_flags): the same, in every state of
+    40 bot games (resigned seats included) and for every seat, dead, out of range or not."""
+    played: list[State] = []
+    for i in range(40):
+        _table_game(i, hashlib.sha256(), played)
+    assert len(played) > 10_000
+    states = list(played)
+    for k, state in enumerate(played[::7]):  # and positions no bot game reaches: few alive, more resigned
+        n = state.n
+        if n == 0:
+            continue
+        alive = tuple(seat in (k % n, (k + 1 + k // n) % n) for seat in range(n))
+        states.append(update(state, alive=alive))
+        states.append(update(state, resigned=tuple(seat % 2 == k % 2 for seat in range(n))))
+        states.append(update(state, opened=tuple(not o for o in state.opened)))
+    for state in states:
+        for seat in range(-1, state.n + 1):
+            legal = legal_commands(state, seat)
+            flags = legal_flags(state, seat)
+            if flags is None:
+                assert legal == [], (state, seat)
+                continue
+            main, aim, burn = flags
+            expected = {t for t, on in ((c.Aim.TYPE, aim), (c.BurnLoot.TYPE, burn)) if on}
+            if main is not None:
+                expected.add(main)
+            assert sorted(legal) == sorted(expected), (state, seat, legal, flags)
