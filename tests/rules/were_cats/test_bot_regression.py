@@ -15,7 +15,7 @@ from games.rules.were_cats.decide import decide
 from games.rules.were_cats.evolve import evolve
 from games.rules.were_cats.game import GAME
 from games.rules.were_cats.simulate import play
-from games.rules.were_cats.state import INITIAL_STATE, OVER
+from games.rules.were_cats.state import INITIAL_STATE, OVER, State
 from games.rules.were_cats.waiting import default_command, waiting
 
 GAMES = 200
@@ -38,7 +38,7 @@ def _seed(i: int) -> bytes:
     return hashlib.sha256(f"wc-bot-regression/{i}".encode()).digest()
 
 
-def _table_game(i: int, digest: Any) -> int:
+def _table_game(i: int, digest: Any, states: list[State] | None = None) -> int:
     """Game ``i`` driven as a table would: bots in a rotating seat order, now and then a timeout, one seat
     resigned in every fourth game (then it plays the defaults and cannot win). Feeds every command and event
     into ``digest``; returns the event count."""
@@ -57,6 +57,8 @@ def _table_game(i: int, digest: Any) -> int:
             digest.update(rng.canonical_json(GAME.event_to_json(event)))
             state = evolve(state, event)
             count += 1
+        if states is not None:
+            states.append(state)
         w = waiting(state)
         if w is None:
             assert state.phase == OVER
@@ -95,3 +97,19 @@ def test_the_pure_driver_plays_the_same_games_as_ever() -> None:
         for event in events:
             digest.update(rng.canonical_json(GAME.event_to_json(event)))
     assert digest.hexdigest() == SIMULATE_SHA256
+
+
+def test_a_bot_answers_exactly_for_the_seats_the_game_waits_on() -> None:
+    """The bots tell whether the game waits on their seat without ``waiting`` (bot_command): the same, after
+    every command of 40 bot games, for every seat, out of range or not."""
+    states: list[State] = []
+    for i in range(40):
+        _table_game(i, hashlib.sha256(), states)
+    assert len(states) > 5_000
+    for k, state in enumerate(states):
+        w = waiting(state)
+        for seat in range(-1, state.n + 1):
+            waited = w is not None and seat in w.seats
+            for strategy in ("random", "sensible"):
+                command = bot_command(state, seat, strategy=strategy, salt=k)
+                assert (command is not None) == waited, (state, seat, strategy)
