@@ -11,9 +11,10 @@
   ``random`` and mixed bots. Targets: replay >= 100,000 events/s; an 8-player game < 10 ms.
 * **Were-cats** (the pure engine): replay of a corpus of bot games (2-5 players); whole 5-player games
   (``were_cats.simulate``) with ``sensible``, ``random`` and mixed bots. Target: a 5-player game < 5 ms.
-* **table**: the same whole games through each game's registered ruleset (``get_ruleset(slug)``: the
-  table's decide wrapping the game's, driven by the ruleset's ``bot_command`` and ``waiting`` in
-  ``play_game``), with the table's overhead over the pure engine. Skipped for a game not registered yet.
+* **table**: replay (``Ruleset.fold``) of a corpus of games recorded through each game's registered ruleset
+  (``get_ruleset(slug)``: the table's decide wrapping the game's), and whole games through it, driven by the
+  ruleset's ``bot_command`` and ``waiting`` in ``play_game``, against the same targets; a profile of a few
+  of them splits the time between the table, the game and the driver. Skipped for a game not registered.
 
 Every game time is the median of ``--games`` seeds x ``--repeat`` runs; replay is the median of ``--repeat``
 x 3 folds of the corpus. Each is timed twice: by this process's CPU time (``time.process_time``) and by the
@@ -303,6 +304,20 @@ def table(games: int, repeat: int, pure: dict[str, Any]) -> dict[str, Any]:
             out[game] = None
             continue
         options = ruleset.parse_options({})
+        logs = []
+        for i in range(games):
+            n = _sizes[i % len(_sizes)]
+            record = play_game(
+                ruleset,
+                players=n,
+                strategies=_mixed(n, i),
+                options=options,
+                seed=_seed(f"{game}/corpus", i),
+                salt=i,
+            )
+            logs.append(record.events)
+        replayed = replay(logs, ruleset.fold, repeat)
+        _print_replay(f"table {game}", replayed)
         figures_by_bot: dict[str, Any] = {}
         for bot in ("sensible", "random", "mix"):
 
@@ -346,7 +361,7 @@ def table(games: int, repeat: int, pure: dict[str, Any]) -> dict[str, Any]:
             )
             if asked:
                 print(f"    the table asks the game: {asked}")
-        out[game] = {"games": figures_by_bot}
+        out[game] = {"replay": replayed, "games": figures_by_bot}
     return out
 
 
