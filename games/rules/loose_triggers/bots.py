@@ -9,11 +9,16 @@ it can see.
 
 A bot is a pure function of the state, its seat and ``salt`` (a local SplitMix64, never the global random). It
 only sends legal commands; Discussions stay bounded by LT3.2/LT3.6, so bot games end.
+
+Speed (bench/engine.py): a bot is asked for every seat after every command, so :func:`bot_command` works out
+what ``hooks.legal_commands`` would list from a few fields (the step's own command is at most one: the steps
+exclude each other) and draws its SplitMix64 only when it needs a number. The choices and the draws are the
+same as ever: ``tests/rules/loose_triggers/test_bot_regression.py`` hashes the logs of 200 bot games.
 """
 
 from __future__ import annotations
 
-from .cards import BANG, CROSSFIRE, DUCK, GRAB, IN_THE_FIRE, is_kind, loot_value, relic_of
+from .cards import ACTION_RANGES, BANG, CROSSFIRE, DUCK, FIRST_RELIC, GRAB, IN_THE_FIRE, loot_value
 from .commands import (
     Aim,
     BurnLoot,
@@ -26,72 +31,141 @@ from .commands import (
     PickLoot,
 )
 from .hooks import legal_commands, voters
-from .state import CHOOSE, CLAIM, ELECT, GIVE, GRAB_STEP, NO_CARD, PICK, State
+from .state import CHOOSE, CLAIM, COUNTDOWN, ELECT, GIVE, GRAB_STEP, NO_CARD, PICK, PLAY, State
 
 _MASK = (1 << 64) - 1
+_BANG_MAX = ACTION_RANGES[BANG][-1]  # Action cards are their numbers 1..40: BANG! are the lowest (1..12)
+_FIRE_MIN = ACTION_RANGES[IN_THE_FIRE][0]  # and IN THE FIRE! the highest (36..40)
+_FIRE_MAX = ACTION_RANGES[IN_THE_FIRE][-1]
+_SUB_STEPS = {PICK: PickLoot.TYPE, CLAIM: ClaimSpoils.TYPE, GRAB_STEP: Grab.TYPE}
+
+
+def _mix64(z: int) -> int:
+    z &= _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
 
 
 class Mix:
-    """SplitMix64 seeded from a few integers."""
+    """SplitMix64 seeded from a few integers; seeded on the first draw (most bots asked draw nothing)."""
 
-    __slots__ = ("x",)
+    __slots__ = ("parts", "x")
 
     def __init__(self, *parts: int) -> None:
-        # the hash of a tuple of ints does not depend on PYTHONHASHSEED: deterministic across runs
-        self.x = self._mix(hash(parts) + 0x2545F4914F6CDD1D)
-
-    @staticmethod
-    def _mix(z: int) -> int:
-        z &= _MASK
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-        return z ^ (z >> 31)
+        self.parts = parts
+        self.x: int | None = None
 
     def below(self, n: int) -> int:
-        self.x = (self.x + 0x9E3779B97F4A7C15) & _MASK
-        return self._mix(self.x) % n
+        x = self.x
+        if x is None:
+            # the hash of a tuple of ints does not depend on PYTHONHASHSEED: deterministic across runs
+            x = _mix64(hash(self.parts) + 0x2545F4914F6CDD1D)
+        x = (x + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        self.x = x
+        # _mix64 written out (this runs for nearly every bot move)
+        z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        return (z ^ (z >> 31)) % n
 
     def chance(self, percent: int) -> bool:
         return self.below(100) < percent
 
 
+def _is_fire(card: int) -> bool:
+    return _FIRE_MIN <= card <= _FIRE_MAX
+
+
 def bot_command(state: State, seat: int, *, strategy: str, salt: int) -> Command | None:
     """A legal command for the bot in ``seat`` or None when it has nothing to do now."""
-    legal = legal_commands(state, seat)
-    if not legal:
-        return None
-    mix = Mix(salt, seat, state.step_no, len(state.loot_deck), state.commit_no)
     if strategy == "random":
-        return _random(state, seat, legal, mix)
-    if strategy == "sensible":
-        return _sensible(state, seat, legal, mix)
-    raise ValueError(f"unknown bot strategy {strategy!r}")
+        random = True
+    elif strategy == "sensible":
+        random = False
+    else:
+        if legal_commands(state, seat):
+            raise ValueError(f"unknown bot strategy {strategy!r}")
+        return None
+    flags = legal_flags(state, seat, burn_too=random)
+    if flags is None:
+        return None
+    main, aim, burn = flags
+    mix = Mix(salt, seat, state.step_no, len(state.loot_deck), state.commit_no)
+    if random:
+        return _random(state, seat, main, aim, burn, mix)
+    return _sensible(state, seat, main, aim, mix)
 
 
-def _others(state: State, seat: int) -> list[int]:
-    return [s for s in state.living() if s != seat]
+def legal_flags(state: State, seat: int, *, burn_too: bool = True) -> tuple[str | None, bool, bool] | None:
+    """What ``hooks.legal_commands(state, seat)`` lists, as (the step's own command or None, Aim, BurnLoot);
+    None when it lists nothing. The step's own command is at most one (the steps exclude each other).
+    ``burn_too=False`` skips the BurnLoot check (reported False): the sensible bot never burns.
+    ``tests/rules/loose_triggers/test_bot_regression.py`` checks it against ``legal_commands``."""
+    if state.phase != PLAY or not 0 <= seat < state.n or not state.alive[seat]:
+        return None
+    step = state.step
+    free = not state.resigned[seat]
+    main: str | None = None
+    if step == GIVE:
+        if seat == state.bagman:
+            main = GiveLoot.TYPE
+    elif step == CHOOSE:
+        if state.aims[seat] is not None and state.hands[seat]:
+            main = ChooseAction.TYPE
+    elif step == ELECT:
+        if free and state.votes[seat] is None:
+            main = ElectBagman.TYPE
+    elif step in _SUB_STEPS and seat == state.pending_seat:
+        main = _SUB_STEPS[step]
+    # hooks.can_aim
+    if not free:
+        aim = False
+    elif state.discussion is None:
+        aim = not state.opened[seat]
+    elif step != COUNTDOWN:
+        aim = False
+    elif state.aims[seat] is None:
+        aim = True
+    else:
+        aim = seat != state.counter and state.retargets[seat] < state.options.max_retargets
+    aim = aim and state.alive.count(True) > 1
+    burn = False
+    if burn_too:
+        hand = state.hands[seat]
+        # Action cards are 1..40: an IN THE FIRE! (36..40) is in hand when the highest card is one
+        burn = (
+            free
+            and state.discussion is None
+            and len(state.stacks[seat]) >= 2
+            and bool(hand)
+            and max(hand) >= _FIRE_MIN
+        )
+    if main is None and not aim and not burn:
+        return None
+    return main, aim, burn
 
 
 def _aim_targets(state: State, seat: int) -> list[int]:
     current = state.aims[seat]
-    return [s for s in _others(state, seat) if s != current]
+    return [s for s, alive in enumerate(state.alive) if alive and s != seat and s != current]
 
 
-def _random(state: State, seat: int, legal: list[str], mix: Mix) -> Command | None:
+def _random(state: State, seat: int, main: str | None, aim: bool, burn: bool, mix: Mix) -> Command | None:
     # the step's own command first, an aim or a burn now and then
-    main = [t for t in legal if t not in (Aim.TYPE, BurnLoot.TYPE)]
     chance = 25 if state.discussion is not None else 4  # join a running Discussion more readily
-    if Aim.TYPE in legal and mix.chance(chance) and _aim_targets(state, seat):
+    if aim and mix.chance(chance):
         targets = _aim_targets(state, seat)
-        return Aim(seat=seat, target=targets[mix.below(len(targets))])
-    if BurnLoot.TYPE in legal and (not main or mix.chance(5)):
-        fire = [c for c in state.hands[seat] if is_kind(c, IN_THE_FIRE)]
+        if targets:
+            return Aim(seat=seat, target=targets[mix.below(len(targets))])
+    if burn and (main is None or mix.chance(5)):
+        fire = [c for c in state.hands[seat] if _is_fire(c)]
         stack = list(state.stacks[seat])
         first = stack.pop(mix.below(len(stack)))
         return BurnLoot(seat=seat, card=fire[0], loot=(first, stack[mix.below(len(stack))]))
-    if not main:
+    if main is None:
         return None
-    kind = main[mix.below(len(main))]
+    mix.below(1)  # the draw that picked the step's command among the one listed
+    kind = main
     if kind == GiveLoot.TYPE:
         living = state.living()
         return GiveLoot(seat=seat, slot=mix.below(len(state.display)), to=living[mix.below(len(living))])
@@ -128,72 +202,76 @@ def _gain(stack: tuple[int, ...], card: int) -> int:
 
 def _wanted(state: State, seat: int) -> int | None:
     """Whom to shoot: a non-Pal holding much more Loot, or a face-up relic this seat collects."""
-    if not any(is_kind(c, BANG) for c in state.hands[seat]):
+    hand = state.hands[seat]
+    if not hand or min(hand) > _BANG_MAX:  # no BANG!
         return None
-    mine = len(state.stacks[seat])
+    stacks = state.stacks
+    mine = len(stacks[seat])
     pal = state.pals[seat]
-    relics = {relic_of(c) for c in state.stacks[seat]} - {None}
+    relics = any(c >= FIRST_RELIC for c in stacks[seat])
+    wounds = state.wounds
     best, best_size = None, mine
-    for other in _others(state, seat):
-        if other == pal:
+    for other, alive in enumerate(state.alive):
+        if not alive or other in (seat, pal):
             continue
-        size = len(state.stacks[other])
+        size = len(stacks[other])
         # more Loot than this seat: the likeliest holder of the cash or relics it needs
-        if size > best_size or (
-            relics and size == best_size and best is not None and state.wounds[other] < 3
-        ):
+        if size > best_size or (relics and size == best_size and best is not None and wounds[other] < 3):
             best, best_size = other, size
     return best
 
 
-def _sensible(state: State, seat: int, legal: list[str], mix: Mix) -> Command | None:
-    step = state.step
-    hand = state.hands[seat]
-    if Aim.TYPE in legal:
-        shooters = [g for g in range(state.n) if state.aims[g] == seat]
-        if state.discussion is not None and state.aims[seat] is None and shooters:
-            return Aim(seat=seat, target=shooters[0])  # aim back
+def _first(hand: tuple[int, ...], kind: str) -> int | None:
+    cards = ACTION_RANGES[kind]
+    return next((c for c in hand if c in cards), None)
+
+
+def _sensible(state: State, seat: int, main: str | None, aim: bool, mix: Mix) -> Command | None:
+    if aim and state.aims[seat] is None:
+        if state.discussion is not None:
+            shooter = next((g for g, target in enumerate(state.aims) if target == seat), None)
+            if shooter is not None:
+                return Aim(seat=seat, target=shooter)  # aim back
         target = _wanted(state, seat)
-        if target is not None and state.aims[seat] is None and mix.chance(30):
+        if target is not None and mix.chance(30):
             return Aim(seat=seat, target=target)
-    if step == GIVE and GiveLoot.TYPE in legal:
+    if main is None:
+        return None
+    if main == GiveLoot.TYPE:
         pal = state.pals[seat]
-        living = state.living()
-        to = min(living, key=lambda s: (len(state.stacks[s]), s != pal, s != seat, s))
+        stacks = state.stacks
+        to = min(state.living(), key=lambda s: (len(stacks[s]), s != pal, s != seat, s))
         return GiveLoot(seat=seat, slot=0, to=to)
-    if step == CHOOSE and ChooseAction.TYPE in legal:
+    if main == ChooseAction.TYPE:
         if state.chosen[seat] is not None:
             return None
-        shot_at = sum(1 for g in range(state.n) if state.aims[g] == seat)
-
-        def first(kind: str) -> int | None:
-            return next((c for c in hand if is_kind(c, kind)), None)
-
+        hand = state.hands[seat]
+        shot_at = state.aims.count(seat)
         options: list[int | None] = []
         if shot_at and state.wounds[seat] >= 3:
-            options.append(first(IN_THE_FIRE))
+            options.append(_first(hand, IN_THE_FIRE))
         if shot_at >= 2:
-            options.append(first(CROSSFIRE))
+            options.append(_first(hand, CROSSFIRE))
         if shot_at:
-            options.append(first(DUCK))
+            options.append(_first(hand, DUCK))
         if state.aims[seat] is not None and state.aims[seat] != state.pals[seat]:
-            options.append(first(BANG))
-        options.extend((first(GRAB), first(DUCK)))
+            options.append(_first(hand, BANG))
+        options.extend((_first(hand, GRAB), _first(hand, DUCK)))
         card = next((c for c in options if c is not None), NO_CARD)
         return ChooseAction(seat=seat, card=card)
-    if step == PICK and PickLoot.TYPE in legal:
+    if main == PickLoot.TYPE:
         assert state.pending_target is not None
         mine = state.stacks[seat]
         card = max(state.stacks[state.pending_target], key=lambda c: (_gain(mine, c), c))
         return PickLoot(seat=seat, card=card)
-    if step == CLAIM and ClaimSpoils.TYPE in legal:
+    if main == ClaimSpoils.TYPE:
         slots = [i for i, down in enumerate(state.display_down) if not down] or list(
             range(len(state.display))
         )
         mine = state.stacks[seat]
         slot = max(slots, key=lambda i: _gain(mine, state.display[i])) if slots else NO_CARD
         return ClaimSpoils(seat=seat, slot=slot, bagman=True)
-    if step == GRAB_STEP and Grab.TYPE in legal:
+    if main == Grab.TYPE:
         mine = state.stacks[seat]
         up = sorted(
             (i for i, down in enumerate(state.display_down) if not down),
@@ -203,7 +281,7 @@ def _sensible(state: State, seat: int, legal: list[str], mix: Mix) -> Command | 
         while len(sources) < 3:
             sources.append("loot" if state.loot_deck and len(sources) < 2 else "action")
         return Grab(seat=seat, sources=tuple(sources))
-    if step == ELECT and ElectBagman.TYPE in legal:
+    if main == ElectBagman.TYPE:
         eligible = voters(state)
         pal = state.pals[seat]
         return ElectBagman(seat=seat, candidate=pal if pal in eligible else seat)

@@ -71,7 +71,7 @@ from .events import (
     VoteCast,
     Wounded,
 )
-from .evolve import evolve
+from .evolve import HANDLERS
 from .state import (
     CHOOSE,
     CLAIM,
@@ -101,17 +101,27 @@ class _Run:
 
     def emit(self, event: Event) -> None:
         self.events.append(event)
-        self.state = evolve(self.state, event)
+        self.state = HANDLERS[event.TYPE](self.state, event)  # evolve, one call less
 
 
 def decide(state: State, command: Command, ctx: Context | None = None) -> list[Event]:
     """The events ``command`` causes, or a ``RuleError``. ``ctx`` is unused: no rule of LT reads the time."""
+    return _run(state, command).events
+
+
+def step(state: State, command: Command, ctx: Context | None = None) -> tuple[list[Event], State]:
+    """``decide`` and the state after its events (the fold ``decide`` has already made, not made again)."""
+    run = _run(state, command)
+    return run.events, run.state
+
+
+def _run(state: State, command: Command) -> _Run:
     run = _Run(state)
     if isinstance(command, StartGame):
         if state.phase != SETUP:
             fail("already_started", "the game has already started")
         _start(run, command)
-        return run.events
+        return run
     if state.phase == SETUP:
         fail("not_started", "the game has not started")
     if state.phase == OVER:
@@ -123,7 +133,7 @@ def decide(state: State, command: Command, ctx: Context | None = None) -> list[E
             _resign(run, command)
         else:
             _close_step(run, command)
-        return run.events
+        return run
     seat = command.seat
     if seat is None:
         fail("player_only", f"{command.TYPE} needs a seated player")
@@ -151,7 +161,7 @@ def decide(state: State, command: Command, ctx: Context | None = None) -> list[E
         _vote(run, seat, command)
     else:  # pragma: no cover - every command type is handled above
         fail("invalid_command", f"unknown command {command!r}")
-    return run.events
+    return run
 
 
 # --- setup (LT1) -------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Final
 
 from .events import (
     ActionChosen,
@@ -34,6 +34,29 @@ from .events import (
 )
 from .state import (
     COUNTDOWN,
+    I_ACTION_DECK,
+    I_ACTION_DISCARD,
+    I_AIMS,
+    I_CHOSEN,
+    I_COMMIT_NO,
+    I_COUNTER,
+    I_DISCUSSION,
+    I_DISPLAY,
+    I_DISPLAY_DOWN,
+    I_GIVE_AFTER,
+    I_HANDS,
+    I_IN_PLAY,
+    I_OPENED,
+    I_PENDING_CLAIM,
+    I_PENDING_SEAT,
+    I_PENDING_TARGET,
+    I_QUEUE,
+    I_RETARGETS,
+    I_STACKS,
+    I_STEP,
+    I_STEP_NO,
+    I_VOTES,
+    I_WOUNDS,
     INITIAL_STATE,
     NO_CARD,
     OVER,
@@ -43,6 +66,10 @@ from .state import (
     setitem,
     update,
 )
+
+# The frequent handlers change a ``list(state)`` in place (``update``'s keyword arguments cost more than the
+# copy of the fields).
+_new: Final = tuple.__new__
 
 
 def _without(cards: tuple[int, ...], *remove: int) -> tuple[int, ...]:
@@ -90,16 +117,14 @@ def _seat_resigned(s: State, e: SeatResigned) -> State:
 
 
 def _step_opened(s: State, e: StepOpened) -> State:
-    if e.seat == NO_CARD:
-        return update(s, step=e.step, step_no=e.step_no)
-    return update(
-        s,
-        step=e.step,
-        step_no=e.step_no,
-        pending_seat=e.seat,
-        pending_target=None if e.target == NO_CARD else e.target,
-        pending_claim=e.claim,
-    )
+    v = list(s)
+    v[I_STEP] = e.step
+    v[I_STEP_NO] = e.step_no
+    if e.seat != NO_CARD:
+        v[I_PENDING_SEAT] = e.seat
+        v[I_PENDING_TARGET] = None if e.target == NO_CARD else e.target
+        v[I_PENDING_CLAIM] = e.claim
+    return _new(State, v)
 
 
 def _loot_displayed(s: State, e: LootDisplayed) -> State:
@@ -122,29 +147,28 @@ def _take_slot(s: State, slot: int) -> dict[str, Any]:
 
 
 def _loot_given(s: State, e: LootGiven) -> State:
-    return update(
-        s,
-        stacks=setitem(s.stacks, e.to, _add(s.stacks[e.to], e.card)),
-        give_after=e.to,
-        step=None,
-        **_take_slot(s, e.slot),
-    )
+    slot = e.slot
+    v = list(s)
+    v[I_STACKS] = setitem(s.stacks, e.to, _add(s.stacks[e.to], e.card))
+    v[I_GIVE_AFTER] = e.to
+    v[I_STEP] = None
+    v[I_DISPLAY] = s.display[:slot] + s.display[slot + 1 :]
+    v[I_DISPLAY_DOWN] = s.display_down[:slot] + s.display_down[slot + 1 :]
+    return _new(State, v)
 
 
 def _aimed(s: State, e: Aimed) -> State:
-    changes: dict[str, Any] = {}
+    v = list(s)
     if e.how == "open":
-        changes = {
-            "opened": setitem(s.opened, e.seat, True),
-            "votes": (None,) * s.n,  # LT5.4: the vote restarts after the Discussion
-            "discussion": COUNTDOWN,
-        }
-    retargets = s.retargets
-    if e.how == "retarget":
-        retargets = setitem(retargets, e.seat, retargets[e.seat] + 1)
-    return update(
-        s, aims=setitem(s.aims, e.seat, e.target), retargets=retargets, counter=e.seat, step=None, **changes
-    )
+        v[I_OPENED] = setitem(s.opened, e.seat, True)
+        v[I_VOTES] = (None,) * s.n  # LT5.4: the vote restarts after the Discussion
+        v[I_DISCUSSION] = COUNTDOWN
+    elif e.how == "retarget":
+        v[I_RETARGETS] = setitem(s.retargets, e.seat, s.retargets[e.seat] + 1)
+    v[I_AIMS] = setitem(s.aims, e.seat, e.target)
+    v[I_COUNTER] = e.seat
+    v[I_STEP] = None
+    return _new(State, v)
 
 
 def _countdown_ended(s: State, e: CountdownEnded) -> State:
@@ -152,7 +176,10 @@ def _countdown_ended(s: State, e: CountdownEnded) -> State:
 
 
 def _action_chosen(s: State, e: ActionChosen) -> State:
-    return update(s, chosen=setitem(s.chosen, e.seat, e.card), commit_no=s.commit_no + 1)
+    v = list(s)
+    v[I_CHOSEN] = setitem(s.chosen, e.seat, e.card)
+    v[I_COMMIT_NO] = s.commit_no + 1
+    return _new(State, v)
 
 
 def _actions_revealed(s: State, e: ActionsRevealed) -> State:
@@ -177,24 +204,26 @@ def _actions_revealed(s: State, e: ActionsRevealed) -> State:
     )
 
 
-def _discard_played(s: State, seat: int, card: int) -> dict[str, Any]:
-    return {
-        "in_play": setitem(s.in_play, seat, None),
-        "action_discard": (*s.action_discard, card),
-        "queue": _without(s.queue, card),
-    }
+def _discard_played(s: State, seat: int, card: int) -> State:
+    v = list(s)
+    v[I_IN_PLAY] = setitem(s.in_play, seat, None)
+    v[I_ACTION_DISCARD] = (*s.action_discard, card)
+    v[I_QUEUE] = _without(s.queue, card)
+    return _new(State, v)
 
 
 def _bang_fired(s: State, e: BangFired) -> State:
-    return update(s, **_discard_played(s, e.gunner, e.card))
+    return _discard_played(s, e.gunner, e.card)
 
 
 def _action_discarded(s: State, e: ActionDiscarded) -> State:
-    return update(s, **_discard_played(s, e.seat, e.card))
+    return _discard_played(s, e.seat, e.card)
 
 
 def _wounded(s: State, e: Wounded) -> State:
-    return update(s, wounds=setitem(s.wounds, e.seat, e.wounds))
+    v = list(s)
+    v[I_WOUNDS] = setitem(s.wounds, e.seat, e.wounds)
+    return _new(State, v)
 
 
 def _died(s: State, e: Died) -> State:
@@ -240,10 +269,10 @@ def _action_deck_remade(s: State, e: ActionDeckRemade) -> State:
 
 
 def _cards_drawn(s: State, e: CardsDrawn) -> State:
-    k = len(e.cards)
-    return update(
-        s, action_deck=s.action_deck[k:], hands=setitem(s.hands, e.seat, _add(s.hands[e.seat], *e.cards))
-    )
+    v = list(s)
+    v[I_ACTION_DECK] = s.action_deck[len(e.cards) :]
+    v[I_HANDS] = setitem(s.hands, e.seat, _add(s.hands[e.seat], *e.cards))
+    return _new(State, v)
 
 
 def _card_grabbed(s: State, e: CardGrabbed) -> State:
@@ -317,7 +346,7 @@ def _game_ended(s: State, e: GameEnded) -> State:
     )
 
 
-_HANDLERS: dict[str, Callable[[State, Any], State]] = {
+HANDLERS: Final[dict[str, Callable[[State, Any], State]]] = {
     "GameStarted": _game_started,
     "SeatResigned": _seat_resigned,
     "StepOpened": _step_opened,
@@ -346,12 +375,12 @@ _HANDLERS: dict[str, Callable[[State, Any], State]] = {
 
 
 def evolve(state: State, event: Event) -> State:
-    return _HANDLERS[event.TYPE](state, event)
+    return HANDLERS[event.TYPE](state, event)
 
 
 def fold(events: Iterable[Event], state: State | None = None) -> State:
     s = INITIAL_STATE if state is None else state
-    handlers = _HANDLERS
+    handlers = HANDLERS
     for event in events:
         s = handlers[event.TYPE](s, event)
     return s

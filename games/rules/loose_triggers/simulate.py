@@ -8,13 +8,12 @@ from collections.abc import Sequence
 
 from .bots import bot_command
 from .commands import CloseStep, Command
-from .decide import decide
+from .decide import step
 from .events import Event
-from .evolve import evolve
 from .game import GAME
 from .hooks import CLOSED_BY_TABLE, default_command, waiting
 from .options import Options
-from .state import INITIAL_STATE, State
+from .state import INITIAL_STATE, PLAY, State
 
 MAX_COMMANDS = 20_000
 
@@ -28,9 +27,7 @@ def play(
     state = INITIAL_STATE
     events: list[Event] = []
     for turn in range(MAX_COMMANDS):
-        new = decide(state, command)
-        for event in new:
-            state = evolve(state, event)
+        new, state = step(state, command)  # decide folds its events as it makes them
         events.extend(new)
         nxt = next_command(state, strategies, salt + turn)
         if nxt is None:
@@ -41,14 +38,16 @@ def play(
 
 def next_command(state: State, strategies: Sequence[str], salt: int) -> Command | None:
     """What the table would send next: a bot's command, else a close or a default."""
-    w = waiting(state)
-    if w is None:
+    if state.phase != PLAY or state.step is None:  # hooks.waiting(state) is None: the game is over
         return None
     n = state.n
-    for seat in [(salt + i) % n for i in range(n)]:
+    for i in range(n):
+        seat = (salt + i) % n
         command = bot_command(state, seat, strategy=strategies[seat], salt=salt)
         if command is not None:
             return command
+    w = waiting(state)
+    assert w is not None
     if w.step in CLOSED_BY_TABLE:
         return CloseStep(seat=None, step_no=w.step_no)
     for seat in sorted(w.seats):

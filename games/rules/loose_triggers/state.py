@@ -87,6 +87,30 @@ class State(NamedTuple):
 FIELDS: Final[tuple[str, ...]] = State._fields
 _INDEX: Final[dict[str, int]] = {name: i for i, name in enumerate(FIELDS)}
 _tuple_new: Final = tuple.__new__
+# field indexes, for evolve's hot paths (``values = list(state); values[I_STEP] = ...``: no keyword arguments)
+I_DISPLAY: Final = _INDEX["display"]
+I_DISPLAY_DOWN: Final = _INDEX["display_down"]
+I_GIVE_AFTER: Final = _INDEX["give_after"]
+I_ACTION_DECK: Final = _INDEX["action_deck"]
+I_ACTION_DISCARD: Final = _INDEX["action_discard"]
+I_HANDS: Final = _INDEX["hands"]
+I_STACKS: Final = _INDEX["stacks"]
+I_WOUNDS: Final = _INDEX["wounds"]
+I_OPENED: Final = _INDEX["opened"]
+I_STEP: Final = _INDEX["step"]
+I_STEP_NO: Final = _INDEX["step_no"]
+I_DISCUSSION: Final = _INDEX["discussion"]
+I_AIMS: Final = _INDEX["aims"]
+I_RETARGETS: Final = _INDEX["retargets"]
+I_COUNTER: Final = _INDEX["counter"]
+I_CHOSEN: Final = _INDEX["chosen"]
+I_COMMIT_NO: Final = _INDEX["commit_no"]
+I_IN_PLAY: Final = _INDEX["in_play"]
+I_QUEUE: Final = _INDEX["queue"]
+I_PENDING_SEAT: Final = _INDEX["pending_seat"]
+I_PENDING_TARGET: Final = _INDEX["pending_target"]
+I_PENDING_CLAIM: Final = _INDEX["pending_claim"]
+I_VOTES: Final = _INDEX["votes"]
 
 
 def update(state: State, **changes: Any) -> State:

@@ -3,8 +3,6 @@ state, the seat and ``salt``; they keep no memory and only send legal commands."
 
 from __future__ import annotations
 
-from itertools import product
-
 from .coins import (
     CAT_CLAW,
     CAT_POINTS,
@@ -33,32 +31,35 @@ from .commands import (
 )
 from .decide import available_starting_kinds
 from .state import ACT, CHOOSE, PLACE, POPULATE, State
-from .waiting import waiting
 
-_MASK = (1 << 64) - 1
+_TURNS = frozenset({CHOOSE, POPULATE, ACT})  # one seat after another: the game waits on ``state.turn``
 
 
 class Mix:
-    """SplitMix64 seeded from a few integers: small, fast, deterministic, local."""
+    """SplitMix64 seeded from a few integers: small, fast, deterministic, local. Seeded on the first draw
+    (a sensible bot mostly draws nothing)."""
 
-    __slots__ = ("x",)
+    __slots__ = ("parts", "x")
 
     def __init__(self, *parts: int) -> None:
-        x = 0x2545F4914F6CDD1D
-        for part in parts:
-            x = self._mix((x ^ (part & _MASK)) + 0x9E3779B97F4A7C15)
-        self.x = x
-
-    @staticmethod
-    def _mix(z: int) -> int:
-        z &= _MASK
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-        return z ^ (z >> 31)
+        self.parts = parts
+        self.x: int | None = None
 
     def below(self, n: int) -> int:
-        self.x = (self.x + 0x9E3779B97F4A7C15) & _MASK
-        return self._mix(self.x) % n
+        # SplitMix64 written out (this runs for nearly every bot move)
+        x = self.x
+        if x is None:
+            x = 0x2545F4914F6CDD1D
+            for part in self.parts:
+                z = ((x ^ (part & 0xFFFFFFFFFFFFFFFF)) + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+                z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+                x = z ^ (z >> 31)
+        x = (x + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        self.x = x
+        z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        return (z ^ (z >> 31)) % n
 
     def chance(self, p: float) -> bool:
         return self.below(1_000_000) < p * 1_000_000
@@ -68,17 +69,17 @@ def bot_command(state: State, seat: int, *, strategy: str, salt: int) -> Command
     """A legal command for the bot in ``seat``, or None when the game does not wait on it."""
     if strategy not in ("random", "sensible"):
         raise ValueError(f"unknown bot strategy {strategy!r}")
-    w = waiting(state)
-    if w is None or seat not in w.seats:
+    # ``seat in waiting(state).seats``, without building the GameWaiting
+    phase = state.phase
+    if phase == PLACE:
+        if not 0 <= seat < state.n or state.done[seat]:
+            return None
+    elif phase not in _TURNS or state.turn != seat:
         return None
     mix = Mix(salt, seat, state.step_no, state.round)
     if strategy == "random":
         return _random(state, seat, mix)
     return _sensible(state, seat, mix)
-
-
-def _subsets(coins: Coins) -> list[Coins]:
-    return [(p, n, d) for p, n, d in product(range(coins[0] + 1), range(coins[1] + 1), range(coins[2] + 1))]
 
 
 def _kinds_in(coins: Coins) -> list[str]:
@@ -112,17 +113,32 @@ def _random(state: State, seat: int, mix: Mix) -> Command:
         kinds = _kinds_in(state.supply)
         return PopulateCity(seat=seat, kind=kinds[mix.below(len(kinds))])
     assert state.phase == ACT
-    options = _subsets(state.eats[seat])
-    eat = options[mix.below(len(options))]
+    # one of the sub-multisets of the eat area, in the order (pennies, nickels, dimes) counts up: drawn as
+    # its index in mixed radix, without listing them
+    food = state.eats[seat]
+    index = mix.below((food[0] + 1) * (food[1] + 1) * (food[2] + 1))
+    index, d = divmod(index, food[2] + 1)
+    p, n = divmod(index, food[1] + 1)
+    eat = (p, n, d)
     claw = _acting_claw(state, seat) + victim_claw(eat)
-    moves: list[Command] = [Pass(seat=seat), Repopulate(seat=seat, eat=eat)]
+    # the moves as (kind, slot): Pass, Repopulate, then per kind in the city TakeVictim (slot 0) and MakeCat;
+    # only the one drawn is made
+    moves: list[tuple[str, int]] = [("", -1), ("", 0)]
+    empty = [slot for slot in SLOTS if state.cats[seat][slot - 1] is None]
     for kind in _kinds_in(state.city):
         if VILLAGER_CLAW[kind] <= claw:
-            moves.append(TakeVictim(seat=seat, kind=kind, eat=eat))
-        for slot in SLOTS:
-            if state.cat(seat, slot) is None and make_cat_need(kind, slot) <= claw:
-                moves.append(MakeCat(seat=seat, kind=kind, slot=slot, eat=eat))
-    return moves[mix.below(len(moves))]
+            moves.append((kind, 0))
+        for slot in empty:
+            if make_cat_need(kind, slot) <= claw:
+                moves.append((kind, slot))
+    kind, slot = moves[mix.below(len(moves))]
+    if slot == -1:
+        return Pass(seat=seat)
+    if not kind:
+        return Repopulate(seat=seat, eat=eat)
+    if slot == 0:
+        return TakeVictim(seat=seat, kind=kind, eat=eat)
+    return MakeCat(seat=seat, kind=kind, slot=slot, eat=eat)
 
 
 # --------------------------------------------------------------------------------------------------

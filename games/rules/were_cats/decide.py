@@ -25,7 +25,6 @@ from .coins import (
     START_SLOT,
     VILLAGER_CLAW,
     Coins,
-    covers,
     make_cat_need,
     victim_claw,
     victim_points,
@@ -43,8 +42,8 @@ from .commands import (
     StartGame,
     TakeVictim,
 )
-from .errors import fail
-from .evolve import evolve
+from .errors import fail, rule_error
+from .evolve import HANDLERS
 from .state import ACT, CHOOSE, NEW, OVER, PLACE, POPULATE, State
 
 SEED_BYTES = 32
@@ -60,7 +59,7 @@ class _Run:
 
     def emit(self, event: ev.Event) -> None:
         self.events.append(event)
-        self.state = evolve(self.state, event)
+        self.state = HANDLERS[event.TYPE](self.state, event)  # evolve, one call less
 
 
 # --------------------------------------------------------------------------------------------------
@@ -93,9 +92,16 @@ def _kind(kind: object) -> str:
 
 
 def _coins(coins: object) -> Coins:
-    if not isinstance(coins, tuple) or len(coins) != 3 or not all(type(c) is int and c >= 0 for c in coins):
-        fail("invalid_coins", "coin counts are three non-negative integers (penny, nickel, dime)")
-    return (coins[0], coins[1], coins[2])
+    if isinstance(coins, tuple) and len(coins) == 3:
+        p, n, d = coins
+        if type(p) is int and type(n) is int and type(d) is int and p >= 0 and n >= 0 and d >= 0:
+            return (p, n, d)
+    raise rule_error("invalid_coins", "coin counts are three non-negative integers (penny, nickel, dime)")
+
+
+def _covers(have: Coins, want: Coins) -> bool:
+    """``coins.covers`` for three counts, without a generator (it runs for every cat's move)."""
+    return want[0] <= have[0] and want[1] <= have[1] and want[2] <= have[2]
 
 
 def _reason(reason: str | None) -> None:
@@ -195,7 +201,7 @@ def _place(run: _Run, command: PlaceVictims) -> None:
         fail("already_done", "you said done for this phase")
     eat, scare = _coins(command.eat), _coins(command.scare)
     held = state.victims(seat)
-    if not covers(held, (eat[0] + scare[0], eat[1] + scare[1], eat[2] + scare[2])):
+    if not _covers(held, (eat[0] + scare[0], eat[1] + scare[1], eat[2] + scare[2])):
         fail("not_enough_victims", "you do not hold these victims")
     run.emit(ev.VictimsPlaced(seat=seat, eat=eat, scare=scare))
 
@@ -246,11 +252,12 @@ def _continue_populating(run: _Run) -> None:
             return
         seat = state.turn
         assert seat is not None
-        kinds = [k for k in KINDS if state.supply[INDEX[k]] > 0]
-        if len(kinds) > 1:
+        supply = state.supply
+        if (supply[0] > 0) + (supply[1] > 0) + (supply[2] > 0) > 1:  # more than one kind: a choice
             run.emit(ev.PopulateTurnStarted(seat=seat))
             return
-        run.emit(ev.VillagerPlaced(seat=seat, kind=kinds[0], reason="only_kind"))
+        kind = next(k for k in KINDS if supply[INDEX[k]] > 0)
+        run.emit(ev.VillagerPlaced(seat=seat, kind=kind, reason="only_kind"))
 
 
 def _populate_city(run: _Run, command: PopulateCity) -> None:
@@ -294,7 +301,7 @@ def _acting_cat(run: _Run, seat: int | None) -> tuple[int, int, int]:
 def _meal(run: _Run, seat: int, eat: object) -> Coins:
     """The victims the cat eats first (WC2.3): they must lie in its owner's eat area."""
     coins = _coins(eat)
-    if not covers(run.state.eats[seat], coins):
+    if not _covers(run.state.eats[seat], coins):
         fail("not_enough_victims", "your eat area does not hold these victims")
     return coins
 
@@ -405,29 +412,40 @@ def _resign(run: _Run, command: Resign) -> None:
 def decide(state: State, command: Command, ctx: Context | None = None) -> list[ev.Event]:
     """The events ``command`` yields in ``state``, or a :class:`RuleError`. ``ctx`` is unused: no rule of
     Were-cats reads the time (the table owns the deadlines)."""
+    return _run(state, command).events
+
+
+def step(state: State, command: Command, ctx: Context | None = None) -> tuple[list[ev.Event], State]:
+    """``decide`` and the state after its events (the fold ``decide`` has already made, not made again)."""
+    run = _run(state, command)
+    return run.events, run.state
+
+
+def _run(state: State, command: Command) -> _Run:
     run = _Run(state)
-    if isinstance(command, StartGame):
-        if command.seat is not None:
-            fail("system_only", "only the system starts a game")
-        _start(run, command)
-    elif isinstance(command, ChooseStartingCoins):
-        _choose(run, command)
-    elif isinstance(command, PlaceVictims):
-        _place(run, command)
+    # the commands' types are disjoint: the most frequent first (populating, then saying done, then the cats)
+    if isinstance(command, PopulateCity):
+        _populate_city(run, command)
     elif isinstance(command, FinishPlacing):
         _finish(run, command)
-    elif isinstance(command, PopulateCity):
-        _populate_city(run, command)
     elif isinstance(command, TakeVictim):
         _take_victim(run, command)
-    elif isinstance(command, MakeCat):
-        _make_cat(run, command)
+    elif isinstance(command, PlaceVictims):
+        _place(run, command)
     elif isinstance(command, Repopulate):
         _repopulate(run, command)
     elif isinstance(command, Pass):
         _pass(run, command)
+    elif isinstance(command, MakeCat):
+        _make_cat(run, command)
+    elif isinstance(command, ChooseStartingCoins):
+        _choose(run, command)
+    elif isinstance(command, StartGame):
+        if command.seat is not None:
+            fail("system_only", "only the system starts a game")
+        _start(run, command)
     elif isinstance(command, Resign):
         _resign(run, command)
     else:
         fail("invalid_command", "unknown command")
-    return run.events
+    return run

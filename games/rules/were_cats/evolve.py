@@ -6,8 +6,36 @@ from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 from . import events as ev
-from .coins import NO_COINS, START_SLOT, TOTAL, add, one, sub
-from .state import ACT, CHOOSE, INITIAL_STATE, OVER, PLACE, POPULATE, Cat, State, setitem, update
+from .coins import KINDS, NO_COINS, START_SLOT, TOTAL, Coins, add, one, sub
+from .state import (
+    ACT,
+    CHOOSE,
+    I_CATS,
+    I_CITY,
+    I_DONE,
+    I_EATS,
+    I_HANDS,
+    I_PHASE,
+    I_QUARTER,
+    I_RACE_WON,
+    I_SCARES,
+    I_SLOT,
+    I_STEP_NO,
+    I_SUPPLY,
+    I_TURN,
+    INITIAL_STATE,
+    OVER,
+    PLACE,
+    POPULATE,
+    Cat,
+    State,
+    setitem,
+    update,
+)
+
+# The hot handlers change a ``list(state)`` in place (``update``'s keyword arguments cost more than the copy)
+_new: Final = tuple.__new__
+_ONE: Final[dict[str, Coins]] = {kind: one(kind) for kind in KINDS}
 
 
 def _game_started(s: State, e: ev.GameStarted) -> State:
@@ -70,81 +98,111 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
 def _victims_placed(s: State, e: ev.VictimsPlaced) -> State:
     seat = e.seat
     held = s.victims(seat)
-    return update(
-        s,
-        hands=setitem(s.hands, seat, sub(sub(held, e.eat), e.scare)),
-        eats=setitem(s.eats, seat, e.eat),
-        scares=setitem(s.scares, seat, e.scare),
-    )
+    v = list(s)
+    v[I_HANDS] = setitem(s.hands, seat, sub(sub(held, e.eat), e.scare))
+    v[I_EATS] = setitem(s.eats, seat, e.eat)
+    v[I_SCARES] = setitem(s.scares, seat, e.scare)
+    return _new(State, v)
 
 
 def _placing_finished(s: State, e: ev.PlacingFinished) -> State:
-    return update(s, done=setitem(s.done, e.seat, True))
+    v = list(s)
+    v[I_DONE] = setitem(s.done, e.seat, True)
+    return _new(State, v)
 
 
 def _quarter_taken(s: State, e: ev.QuarterTaken) -> State:
-    return update(s, quarter=e.seat, race_won=s.race_won or e.reason == "first_done")
+    v = list(s)
+    v[I_QUARTER] = e.seat
+    v[I_RACE_WON] = s.race_won or e.reason == "first_done"
+    return _new(State, v)
 
 
 def _populating_started(s: State, e: ev.PopulatingStarted) -> State:
-    return update(s, phase=POPULATE, turn=e.first, slot=None)
+    v = list(s)
+    v[I_PHASE] = POPULATE
+    v[I_TURN] = e.first
+    v[I_SLOT] = None
+    return _new(State, v)
 
 
 def _populate_turn(s: State, e: ev.PopulateTurnStarted) -> State:
-    return update(s, turn=e.seat, step_no=s.step_no + 1)
+    v = list(s)
+    v[I_TURN] = e.seat
+    v[I_STEP_NO] = s.step_no + 1
+    return _new(State, v)
 
 
 def _villager_placed(s: State, e: ev.VillagerPlaced) -> State:
-    coin = one(e.kind)
-    return update(s, supply=sub(s.supply, coin), city=add(s.city, coin), turn=(e.seat + 1) % s.n)
+    coin = _ONE[e.kind]
+    supply = s.supply
+    city = s.city
+    v = list(s)
+    v[I_SUPPLY] = (supply[0] - coin[0], supply[1] - coin[1], supply[2] - coin[2])
+    v[I_CITY] = (city[0] + coin[0], city[1] + coin[1], city[2] + coin[2])
+    v[I_TURN] = (e.seat + 1) % s.n
+    return _new(State, v)
 
 
 def _cat_turn(s: State, e: ev.CatTurnStarted) -> State:
-    return update(s, phase=ACT, turn=e.seat, slot=e.slot, step_no=s.step_no + 1)
+    v = list(s)
+    v[I_PHASE] = ACT
+    v[I_TURN] = e.seat
+    v[I_SLOT] = e.slot
+    v[I_STEP_NO] = s.step_no + 1
+    return _new(State, v)
 
 
 def _victims_eaten(s: State, e: ev.VictimsEaten) -> State:
-    return update(
-        s, eats=setitem(s.eats, e.seat, sub(s.eats[e.seat], e.coins)), supply=add(s.supply, e.coins)
-    )
+    v = list(s)
+    v[I_EATS] = setitem(s.eats, e.seat, sub(s.eats[e.seat], e.coins))
+    v[I_SUPPLY] = add(s.supply, e.coins)
+    return _new(State, v)
 
 
 def _tails(s: State, seat: int, slot: int) -> tuple[Any, ...]:
-    cat = s.cats[seat][slot - 1]
+    """``s.cats`` with the cat on ``seat``'s ``slot`` tails up (it has acted)."""
+    cats = s.cats[seat]
+    cat = cats[slot - 1]
     assert cat is not None
-    return setitem(s.cats[seat], slot - 1, Cat(cat.kind, False))
+    return setitem(s.cats, seat, setitem(cats, slot - 1, Cat(cat.kind, False)))
 
 
 def _victim_taken(s: State, e: ev.VictimTaken) -> State:
-    coin = one(e.kind)
-    return update(
-        s,
-        city=sub(s.city, coin),
-        hands=setitem(s.hands, e.seat, add(s.hands[e.seat], coin)),
-        cats=setitem(s.cats, e.seat, _tails(s, e.seat, e.slot)),
-        turn=None,
-        slot=None,
-    )
+    coin = _ONE[e.kind]
+    v = list(s)
+    v[I_CITY] = sub(s.city, coin)
+    v[I_HANDS] = setitem(s.hands, e.seat, add(s.hands[e.seat], coin))
+    v[I_CATS] = _tails(s, e.seat, e.slot)
+    v[I_TURN] = None
+    v[I_SLOT] = None
+    return _new(State, v)
 
 
 def _cat_made(s: State, e: ev.CatMade) -> State:
-    slots = setitem(_tails(s, e.seat, e.slot), e.new_slot - 1, Cat(e.kind, False))
+    cats = s.cats[e.seat]
+    cat = cats[e.slot - 1]
+    assert cat is not None
+    slots = setitem(setitem(cats, e.slot - 1, Cat(cat.kind, False)), e.new_slot - 1, Cat(e.kind, False))
     return update(s, city=sub(s.city, one(e.kind)), cats=setitem(s.cats, e.seat, slots), turn=None, slot=None)
 
 
 def _city_returned(s: State, e: ev.CityReturned) -> State:
-    return update(
-        s,
-        city=sub(s.city, e.coins),
-        supply=add(s.supply, e.coins),
-        cats=setitem(s.cats, e.seat, _tails(s, e.seat, e.slot)),
-        turn=None,
-        slot=None,
-    )
+    v = list(s)
+    v[I_CITY] = sub(s.city, e.coins)
+    v[I_SUPPLY] = add(s.supply, e.coins)
+    v[I_CATS] = _tails(s, e.seat, e.slot)
+    v[I_TURN] = None
+    v[I_SLOT] = None
+    return _new(State, v)
 
 
 def _cat_passed(s: State, e: ev.CatPassed) -> State:
-    return update(s, cats=setitem(s.cats, e.seat, _tails(s, e.seat, e.slot)), turn=None, slot=None)
+    v = list(s)
+    v[I_CATS] = _tails(s, e.seat, e.slot)
+    v[I_TURN] = None
+    v[I_SLOT] = None
+    return _new(State, v)
 
 
 def _round_refreshed(s: State, e: ev.RoundRefreshed) -> State:
@@ -169,7 +227,7 @@ def _game_ended(s: State, e: ev.GameEnded) -> State:
     )
 
 
-_HANDLERS: Final[dict[str, Callable[[State, Any], State]]] = {
+HANDLERS: Final[dict[str, Callable[[State, Any], State]]] = {
     ev.GameStarted.TYPE: _game_started,
     ev.SeatResigned.TYPE: _seat_resigned,
     ev.SetupTurnStarted.TYPE: _setup_turn,
@@ -193,11 +251,12 @@ _HANDLERS: Final[dict[str, Callable[[State, Any], State]]] = {
 
 
 def evolve(state: State, event: ev.Event) -> State:
-    return _HANDLERS[event.TYPE](state, event)
+    return HANDLERS[event.TYPE](state, event)
 
 
 def fold(events: Iterable[ev.Event], state: State | None = None) -> State:
     s = INITIAL_STATE if state is None else state
+    handlers = HANDLERS
     for event in events:
-        s = _HANDLERS[event.TYPE](s, event)
+        s = handlers[event.TYPE](s, event)
     return s

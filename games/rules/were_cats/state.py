@@ -75,17 +75,36 @@ class State(NamedTuple):
 
     def next_cat(self) -> tuple[int, int] | None:
         """The next heads-up cat to act: acted cats and new cats are tails up, so it is the first heads-up
-        cat of the action order."""
-        for seat, slot in self.action_order():
-            cat = self.cats[seat][slot - 1]
-            if cat is not None and cat.heads:
-                return seat, slot
+        cat of the action order (walked here without building it)."""
+        n = self.n
+        first = self.quarter if self.quarter is not None else self.first_seat
+        order = [(first + k) % n for k in range(n)]
+        cats = self.cats
+        for index in range(len(SLOTS)):
+            for seat in order:
+                cat = cats[seat][index]
+                if cat is not None and cat.heads:
+                    return seat, index + 1
         return None
 
 
 FIELDS: Final[tuple[str, ...]] = State._fields
 _INDEX: Final[dict[str, int]] = {name: i for i, name in enumerate(FIELDS)}
 _tuple_new: Final = tuple.__new__
+# field indexes, for evolve's hot paths (``values = list(state); values[I_TURN] = ...``: no keyword arguments)
+I_PHASE: Final = _INDEX["phase"]
+I_SUPPLY: Final = _INDEX["supply"]
+I_CITY: Final = _INDEX["city"]
+I_HANDS: Final = _INDEX["hands"]
+I_EATS: Final = _INDEX["eats"]
+I_SCARES: Final = _INDEX["scares"]
+I_CATS: Final = _INDEX["cats"]
+I_QUARTER: Final = _INDEX["quarter"]
+I_DONE: Final = _INDEX["done"]
+I_RACE_WON: Final = _INDEX["race_won"]
+I_TURN: Final = _INDEX["turn"]
+I_SLOT: Final = _INDEX["slot"]
+I_STEP_NO: Final = _INDEX["step_no"]
 
 
 def update(state: State, **changes: Any) -> State:
