@@ -78,6 +78,10 @@ class LooseTriggers:
     def decide(self, state: State, command: Command, ctx: Context | None = None) -> list[Event]:
         return decide.decide(state, command, ctx)
 
+    def step(self, state: State, command: Command, ctx: Context | None = None) -> tuple[list[Event], State]:
+        """``decide`` and the state after its events (folded once, by decide)."""
+        return decide.step(state, command, ctx)
+
     def evolve(self, state: State, event: Event) -> State:
         return evolve.evolve(state, event)
 

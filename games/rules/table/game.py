@@ -73,6 +73,9 @@ class Game(Protocol[GameState]):
 
     def evolve(self, state: GameState, event: Any) -> GameState: ...
 
+    # optional: ``step(state, command, ctx) -> (events, state after them)``, ``decide`` and its fold at once
+    # (the table uses it when the game has it, so as not to fold the game's events twice)
+
     def is_terminal(self, state: GameState) -> bool: ...
 
     def scores(self, state: GameState) -> Sequence[int] | None: ...

@@ -51,8 +51,27 @@ def _opened(s: TableState, e: ev.TableOpened) -> TableState:
     )
 
 
+_new: Final = tuple.__new__
+_READY, _STEP_NO, _STEP, _DUE_AT, _WARNED = (
+    TableState._fields.index(name) for name in ("ready", "step_no", "step", "due_at", "warned")
+)
+
+
+def _with_game(s: TableState, game: Any) -> TableState:
+    """``s._replace(game=game)``, without ``_replace``'s keyword arguments (once per game command)."""
+    new: TableState = _new(TableState, (game, *s[1:]))
+    return new
+
+
 def _deadline_set(s: TableState, e: ev.DeadlineSet) -> TableState:
-    return s._replace(step_no=e.step_no, step=e.step, due_at=e.due_at, warned=None, ready=(False,) * s.n)
+    v = list(s)
+    v[_STEP_NO] = e.step_no
+    v[_STEP] = e.step
+    v[_DUE_AT] = e.due_at
+    v[_WARNED] = None
+    v[_READY] = (False,) * s.n
+    new: TableState = _new(TableState, v)
+    return new
 
 
 def _missed(s: TableState, e: ev.DeadlineMissed) -> TableState:
@@ -170,6 +189,18 @@ class Table:
         self.event_classes: tuple[type[Any], ...] = (*game.event_classes, *ev.EVENT_CLASSES)
         self.types = _types(game)
         self._initial = TableState(game=game.initial_state())
+        self._step = getattr(game, "step", None)  # decide + the state after, when the game offers it
+        self._last: tuple[Any, Step | None] = (None, None)
+
+    def _waiting(self, state: Any) -> Step | None:
+        """``game.waiting(state)``, asked once per game state (the table asks it several times a command).
+        One (state, step) pair, replaced whole: safe across threads."""
+        last = self._last
+        if last[0] is state:
+            return last[1]
+        w = self.game.waiting(state)
+        self._last = (state, w)
+        return w
 
     # --- options -------------------------------------------------------------------------------
     def parse_options(self, raw: Mapping[str, Any]) -> Options:
@@ -196,7 +227,7 @@ class Table:
     def evolve(self, state: TableState, event: Any) -> TableState:
         handler = _HANDLERS.get(type(event))
         if handler is None:
-            return state._replace(game=self.game.evolve(state.game, event))
+            return _with_game(state, self.game.evolve(state.game, event))
         new: TableState = handler(state, event)
         return new
 
@@ -259,7 +290,7 @@ class Table:
         if getattr(command, "reason", None) is not None:
             fail("invalid_command", "a default's reason is the table's to give")
         before = run.state
-        w = self.game.waiting(before.game)
+        w = self._waiting(before.game)
         run.play(command)
         state = run.state
         if state.misses[seat]:
@@ -303,14 +334,14 @@ class Table:
             state = run.state
             if game.is_terminal(state.game):
                 return
-            w = game.waiting(state.game)
+            w = self._waiting(state.game)
             if w is None:
                 return
             if w.step_no != state.step_no:
                 run.emit(ev.DeadlineSet(step_no=w.step_no, step=w.step, due_at=self._due(run, w)))
                 continue
             played = False
-            for seat in sorted(w.seats):
+            for seat in sorted(w.seats) if True in state.resigned else ():
                 if state.resigned[seat]:
                     default = game.default_command(state.game, seat, "resigned")
                     if default is not None:
@@ -348,7 +379,7 @@ class Table:
     def waiting(self, state: TableState) -> Waiting | None:
         if not state.opened or self.game.is_terminal(state.game):
             return None
-        w = self.game.waiting(state.game)
+        w = self._waiting(state.game)
         if w is None:
             return None
         due = pause_end(state) if state.paused_at is not None else _parse(state.due_at)
@@ -357,7 +388,7 @@ class Table:
     def warn_at(self, state: TableState) -> datetime | None:
         if state.due_at is None or state.paused_at is not None or state.warned == state.due_at:
             return None
-        w = self.game.waiting(state.game) if state.opened else None
+        w = self._waiting(state.game) if state.opened else None
         if w is None or w.step_no != state.step_no or not self._unwarned(state, w):
             return None
         seconds = self.step_seconds_of(state, w)
@@ -373,7 +404,7 @@ class Table:
         return tuple(s for s in self._acting(state, w) if not state.autopilot[s])
 
     def step_seconds(self, state: TableState) -> int | None:
-        w = self.game.waiting(state.game) if state.opened else None
+        w = self._waiting(state.game) if state.opened else None
         return None if w is None else self.step_seconds_of(state, w)
 
     def autopilot_seats(self, state: TableState) -> frozenset[int]:
@@ -394,7 +425,7 @@ class Table:
         if state.paused_at is not None:
             return [*extra, cmd.Resign.TYPE, cmd.SendMessage.TYPE]
         out = list(self.game.legal_commands(state.game, seat))
-        w = self.game.waiting(state.game)
+        w = self._waiting(state.game)
         if w is not None and w.ready and seat in w.seats:
             out.append(cmd.SetReady.TYPE)
         return [*out, *extra, cmd.Resign.TYPE, cmd.SendMessage.TYPE]
@@ -407,7 +438,7 @@ class Table:
         command = self.game.bot_command(state.game, seat, strategy=strategy, salt=salt)
         if command is not None:
             return command
-        w = self.game.waiting(state.game)
+        w = self._waiting(state.game)
         if (
             w is not None
             and w.ready
@@ -422,7 +453,7 @@ class Table:
         out = self.game.view_for(state.game, viewer)
         if not state.opened:
             return out
-        w = None if self.game.is_terminal(state.game) else self.game.waiting(state.game)
+        w = None if self.game.is_terminal(state.game) else self._waiting(state.game)
         settings = state.settings
         assert settings is not None
         end = pause_end(state)
@@ -604,12 +635,17 @@ class _Run:
 
     def play(self, command: Any) -> None:
         """The game decides ``command`` (a player's, or one the table sends for a seat or a step)."""
-        game = self.table.game
-        state = self.state.game
-        for event in game.decide(state, command, self.ctx):
-            self.events.append(event)
-            state = game.evolve(state, event)
-        self.state = self.state._replace(game=state)
+        table = self.table
+        if table._step is not None:  # the game's decide has folded its events already: not twice
+            events, state = table._step(self.state.game, command, self.ctx)
+            self.events.extend(events)
+        else:
+            game = table.game
+            state = self.state.game
+            for event in game.decide(state, command, self.ctx):
+                self.events.append(event)
+                state = game.evolve(state, event)
+        self.state = _with_game(self.state, state)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -631,7 +667,7 @@ def _resign(table: Table, run: _Run, seat: int, command: cmd.Resign) -> None:
 
 def _set_ready(table: Table, run: _Run, seat: int, command: cmd.SetReady) -> None:
     state = run.state
-    w = table.game.waiting(state.game)
+    w = table._waiting(state.game)
     if w is None or not w.ready or seat not in w.seats:
         fail("wrong_step", "no step with ready flags waits on you now")
     if command.ready == state.ready[seat]:
@@ -647,7 +683,7 @@ def _expire(table: Table, run: _Run, command: cmd.ExpireDeadline) -> None:
     the pause's timer (R7.6: at or after the pause's end the game resumes)."""
     state = run.state
     game = table.game
-    w = game.waiting(state.game)
+    w = table._waiting(state.game)
     if w is None or command.step_no != state.step_no or w.step_no != state.step_no:
         return
     now = seating.utc(run.ctx.now)
@@ -709,7 +745,7 @@ def _warn(table: Table, run: _Run, command: cmd.WarnDeadline) -> None:
     at = table.warn_at(state)
     if at is None or seating.utc(run.ctx.now) < at or state.due_at is None or state.step is None:
         return
-    w = table.game.waiting(state.game)
+    w = table._waiting(state.game)
     assert w is not None
     run.emit(
         ev.DeadlineNear(

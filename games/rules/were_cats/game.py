@@ -14,6 +14,7 @@ from .bots import bot_command
 from .coins import MAX_PLAYERS, MIN_PLAYERS
 from .commands import Command, Resign, StartGame
 from .decide import decide
+from .decide import step as decide_step
 from .errors import ERRORS, fail
 from .events import EVENT_CLASSES, Event
 from .evolve import evolve, fold
@@ -87,6 +88,10 @@ class WereCats:
 
     def decide(self, state: State, command: Command, ctx: Context | None = None) -> list[Event]:
         return decide(state, command, ctx)
+
+    def step(self, state: State, command: Command, ctx: Context | None = None) -> tuple[list[Event], State]:
+        """``decide`` and the state after its events (folded once, by decide)."""
+        return decide_step(state, command, ctx)
 
     def evolve(self, state: State, event: Event) -> State:
         return evolve(state, event)
