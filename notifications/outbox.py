@@ -24,8 +24,9 @@ from django.dispatch import receiver
 from rest_framework.utils.encoders import JSONEncoder
 
 from critters_api.db.base import prepared_cursor
+from games.loading import load_state, ruleset_for
 from games.models import Event, Game, Seat
-from games.services import load_state, roster, ruleset_for
+from games.roster import roster
 from games.signals import events_appended
 
 from . import hints
