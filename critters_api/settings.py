@@ -221,7 +221,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
-        "BotStrategyEnum": "games.services.BOT_STRATEGIES",
+        "BotStrategyEnum": "games.services.lobby.BOT_STRATEGIES",
         "GameStatusEnum": "games.models.GameStatus",
         "NotificationTypeEnum": "notifications.models.NotificationType",
     },

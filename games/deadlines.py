@@ -1,18 +1,19 @@
 """Timers that keep asynchronous games moving: deadlines, deadline warnings and bot turns.
 
 Every pending timer lives in PostgreSQL, on the game row (``Game.deadline_at``, ``Game.warn_at``,
-``Game.bots_due_at``, all indexed and kept by :func:`games.services._track_waiting`). Nothing that matters
-lives only in Redis (see ``PITFALLS.md``, "Celery and Redis"):
+``Game.bots_due_at``, all indexed and kept by :func:`games.services.append.track_waiting`). Nothing that
+matters lives only in Redis (see ``PITFALLS.md``, "Celery and Redis"):
 
 * :func:`sweep` runs on a static Celery beat schedule (``DEADLINE_SWEEP_INTERVAL``, 1 s by default). It claims
   due games with ``SELECT ... FOR UPDATE SKIP LOCKED`` (so several workers never wait on each other or apply a
   timer twice), ``CLAIM_BATCH`` per transaction with a savepoint per game, and applies them through the same
-  service code as player commands (:func:`_drain`).
+  service code as player commands (:func:`_drain`, :mod:`games.services.timers`).
 * For punctuality, a deadline due within ``DEADLINE_ETA_HORIZON`` also gets a short ETA task, published by
-  ``transaction.on_commit``; bots get a task ``BOT_TASK_DELAY`` after they may act. Every task carries the
-  game and the step it was made for and is a no-op when stale (Celery on Redis delivers at least once). A
-  deadline (or warning) task that finds its timer due sweeps every due deadline (or warning): many falling
-  due at once are applied in batches by the first tasks that wake (:func:`expire`, :func:`warn`).
+  ``transaction.on_commit`` (:mod:`games.services.followups`); bots get a task ``BOT_TASK_DELAY`` after they
+  may act. Every task carries the game and the step it was made for and is a no-op when stale (Celery on
+  Redis delivers at least once). A deadline (or warning) task that finds its timer due sweeps every due
+  deadline (or warning): many falling due at once are applied in batches by the first tasks that wake
+  (:func:`expire`, :func:`warn`).
 * A request that touches a game whose deadline passed applies it first (:func:`apply_due`), so correctness
   never depends on the worker (or Redis) being up.
 * Outage fairness: every sweep of deadlines records a heartbeat (:class:`games.models.TimerHeartbeat`). When
@@ -22,114 +23,24 @@ lives only in Redis (see ``PITFALLS.md``, "Celery and Redis"):
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import logging
-import time
-import uuid
-from collections.abc import Callable, Collection, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from games.rules.core import RuleError, Ruleset
-
-from . import services
+from .loading import load_state, ruleset_for
 from .models import Game, GameStatus, TimerHeartbeat
+from .roster import lock_game, lock_running
+from .services import bots
+from .services import timers as game_timers  # ``timers`` is sweep's argument
 
 logger = logging.getLogger(__name__)
 
 SWEEPER = "deadlines"
-_in_bots_play: contextvars.ContextVar[bool] = contextvars.ContextVar("in_bots_play", default=False)
-
-
-# --------------------------------------------------------------------------------------------------
-# scheduling (called by services.append_decided and _track_waiting inside the appending transaction)
-# --------------------------------------------------------------------------------------------------
-def warn_at(rs: Ruleset[Any], state: Any) -> datetime | None:
-    """When the current step's deadline warning is due (``None``: no deadline, or already warned)."""
-    return rs.warn_at(state)
-
-
-@contextlib.contextmanager
-def bots_running() -> Iterator[None]:
-    """Inside ``bots_play``: it keeps playing by itself, so no bot task is published for its own moves."""
-    token = _in_bots_play.set(True)
-    try:
-        yield
-    finally:
-        _in_bots_play.reset(token)
-
-
-def schedule_followups(
-    game: Game, before: tuple[int | None, datetime | None, datetime | None, datetime | None]
-) -> None:
-    """After the game changed (inside the transaction; ``before`` = its step_no, deadline_at, warn_at and
-    bots_due_at before the change): publish, once it commits, a short ETA task for a deadline or warning
-    that is new and due soon, and a bot task when a machine seat has just got something to do. (A timer
-    set beyond the horizon, or a task lost on the way, is the sweeper's: it runs every second or so.)"""
-    if game.status != GameStatus.RUNNING:
-        return
-    now = timezone.now()
-    horizon = now + timedelta(seconds=settings.DEADLINE_ETA_HORIZON)
-    game_id, step_no = game.pk, game.step_no
-    old_step, old_deadline, old_warn, old_bots = before
-    if step_no is not None:
-        for kind, at, old in (
-            ("deadline", game.deadline_at, old_deadline),
-            ("warning", game.warn_at, old_warn),
-        ):
-            if at is not None and at <= horizon and (at != old or step_no != old_step):
-                transaction.on_commit(_publisher(kind, game_id, step_no, at))
-    if game.bots_due_at is not None and old_bots is None and not _in_bots_play.get():
-        transaction.on_commit(_publisher("bots", game_id, step_no, None))
-
-
-def _publisher(kind: str, game_id: int, step_no: int | None, at: datetime | None) -> Any:
-    def publish() -> None:
-        _PUBLISHER.submit(_publish, kind, game_id, step_no, at)
-
-    return publish
-
-
-# Publishing happens on one background thread, never in the request: with the broker down, a publish
-# takes seconds to fail (connection retries). After a failure, publishing pauses for BROKER_BACKOFF
-# seconds (the sweeper and the request path cover every timer meanwhile; nothing is lost).
-_PUBLISHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="timer-publish")
-BROKER_BACKOFF = 5.0
-_broker_down_until = 0.0
-
-
-def _publish(kind: str, game_id: int, step_no: int | None, at: datetime | None) -> None:
-    global _broker_down_until
-    if time.monotonic() < _broker_down_until:
-        return
-    from . import tasks
-
-    try:
-        if kind == "bots":
-            tasks.play_bots.apply_async((game_id,), countdown=settings.BOT_TASK_DELAY, retry=False)
-        elif kind == "deadline":
-            assert at is not None
-            assert step_no is not None
-            tasks.expire_deadline.apply_async((game_id, step_no, at.isoformat()), eta=at, retry=False)
-        else:
-            assert at is not None
-            assert step_no is not None
-            tasks.warn_deadline.apply_async((game_id, step_no, at.isoformat()), eta=at, retry=False)
-    except Exception:  # the broker is down: the sweeper and the request path cover it
-        _broker_down_until = time.monotonic() + BROKER_BACKOFF
-        logger.warning("could not publish the %s task of game %s (the sweeper covers it)", kind, game_id)
-
-
-def flush_publisher(timeout: float = 10.0) -> None:
-    """Wait until every task published so far has left (tests, and the benchmark)."""
-    _PUBLISHER.submit(lambda: None).result(timeout=timeout)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -142,11 +53,11 @@ def expire(game_id: int, step_no: int) -> int:
     Else it sweeps every deadline due (:func:`sweep` of deadlines only, with the outage check): deadlines
     falling due together are applied in batches by the first tasks that wake, and the others find theirs
     applied. If its own game was not among those swept (another transaction held it), it is applied alone,
-    waiting for the lock (:func:`services.game_expire`, a no-op if the holder applied it)."""
+    waiting for the lock (:func:`games.services.timers.game_expire`, a no-op if the holder applied it)."""
     swept = _sweep_if_pending(game_id, step_no, "deadline_at")
     if swept is not None:
         return swept
-    return services.game_expire(game_id=game_id, step_no=step_no)
+    return game_timers.game_expire(game_id=game_id, step_no=step_no)
 
 
 def warn(game_id: int, step_no: int) -> int:
@@ -156,11 +67,11 @@ def warn(game_id: int, step_no: int) -> int:
     if swept is not None:
         return swept
     with transaction.atomic():
-        game = services.lock_running(game_id)
+        game = lock_running(game_id)
         if game is None or game.step_no != step_no:
             return 0
         before = game.version
-        _warn_locked(game, timezone.now())
+        game_timers.warn_locked(game, timezone.now())
         return game.version - before
 
 
@@ -175,21 +86,6 @@ def _sweep_if_pending(game_id: int, step_no: int, column: str) -> int | None:
     if game_id in report.events or game_id in report.set_aside:
         return report.events.get(game_id, 0)
     return None
-
-
-def _warn_locked(game: Game, now: datetime) -> None:
-    rs = services.ruleset_for(game)
-    state = services.load_state(game, rs)
-    if game.step_no is None or game.warn_at is None or game.warn_at > now:
-        return
-    try:
-        services.system_command(
-            game, rs, state, rs.warn_command(game.step_no), now, f"warn:{game.step_no}:{uuid.uuid4().hex[:8]}"
-        )
-    except RuleError:
-        logger.exception("the deadline warning of game %s was refused", game.pk)
-        game.warn_at = None
-        game.save(update_fields=["warn_at"])
 
 
 def is_due(game: Game) -> bool:
@@ -209,12 +105,12 @@ def apply_due(game_id: int) -> bool:
     ).exists():
         return False
     with transaction.atomic():
-        game = services.lock_running(game_id)
+        game = lock_running(game_id)
         if game is None:
             return False
         before = game.version
-        rs = services.ruleset_for(game)
-        services.expire_locked(game, rs, services.load_state(game, rs), timezone.now())
+        rs = ruleset_for(game)
+        game_timers.expire_locked(game, rs, load_state(game, rs), timezone.now())
         return game.version != before
 
 
@@ -276,16 +172,16 @@ def sweep(
     report = SweepReport(outage=heartbeat(at) if "deadline_at" in timers else None)
 
     def expire_one(game: Game) -> None:
-        rs = services.ruleset_for(game)
-        state = services.load_state(game, rs)
+        rs = ruleset_for(game)
+        state = load_state(game, rs)
         before = game.version
         due = game.deadline_at
         if report.outage and due is not None and report.outage[0] < due <= report.outage[1]:
-            state = _extend_for_outage(game, rs, state, clock())
+            state = game_timers.extend_for_outage(game, rs, state, clock())
         if game.version != before:
             report.extended.append(game.pk)
         else:  # no outage, or nothing to extend (the end of a pause is not extended: R7.6, ruling 31)
-            services.expire_locked(game, rs, state, clock())
+            game_timers.expire_locked(game, rs, state, clock())
             if game.version == before:  # nothing to apply (cannot happen while rows are in sync)
                 game.deadline_at = None
                 game.save(update_fields=["deadline_at"])
@@ -294,7 +190,7 @@ def sweep(
 
     def warn_one(game: Game) -> None:
         before = game.version
-        _warn_locked(game, clock())
+        game_timers.warn_locked(game, clock())
         if game.warn_at is not None and game.warn_at <= clock():
             game.warn_at = None  # refused or stale: off the list (never loop on it)
             game.save(update_fields=["warn_at"])
@@ -312,7 +208,7 @@ def sweep(
         "pk", flat=True
     )[:batch]:
         try:
-            services.bots_play(game_id)
+            bots.bots_play(game_id)
         except Exception:
             _set_aside(game_id, "bots_due_at", clock())
             report.set_aside.append(game_id)
@@ -346,12 +242,12 @@ def _drain(
 ) -> None:
     """Claim up to ``limit`` games due on ``column`` and ``apply`` each, ``CLAIM_BATCH`` per transaction.
 
-    Each claimed game is read again by :func:`services.lock_game` (the row is already ours; it comes with its
-    roster, as for a player's command) and applied under its own savepoint: a game whose ``apply`` raises is
-    rolled back alone and set aside (in the same transaction) while the rest of its batch commits, so it never
-    blocks the others. A batch shares one BEGIN, one claim and one COMMIT instead of spending them on every
-    game. The price: every row of a batch stays locked until the batch commits, so a player's command on one
-    of them waits for the rest (at most ``CLAIM_BATCH`` expiries, tens of milliseconds), and its events
+    Each claimed game is read again by :func:`games.roster.lock_game` (the row is already ours; it comes with
+    its roster, as for a player's command) and applied under its own savepoint: a game whose ``apply`` raises
+    is rolled back alone and set aside (in the same transaction) while the rest of its batch commits, so it
+    never blocks the others. A batch shares one BEGIN, one claim and one COMMIT instead of spending them on
+    every game. The price: every row of a batch stays locked until the batch commits, so a player's command on
+    one of them waits for the rest (at most ``CLAIM_BATCH`` expiries, tens of milliseconds), and its events
     become visible together."""
     done = 0
     while done < limit:
@@ -360,7 +256,7 @@ def _drain(
             for game_id in claimed:
                 try:
                     with transaction.atomic():
-                        apply(services.lock_game(game_id))
+                        apply(lock_game(game_id))
                 except Exception:
                     _set_aside(game_id, column, clock())
                     report.set_aside.append(game_id)
@@ -375,20 +271,3 @@ POISON_BACKOFF = 60.0
 def _set_aside(game_id: int, column: str, now: datetime) -> None:
     logger.exception("the %s timer of game %s failed; retried in %ss", column, game_id, POISON_BACKOFF)
     Game.objects.filter(pk=game_id).update(**{column: now + timedelta(seconds=POISON_BACKOFF)})
-
-
-def _extend_for_outage(game: Game, rs: Ruleset[Any], state: Any, now: datetime) -> Any:
-    """Extend the step's deadline that fell due during the outage; the new state (the same when the rules
-    extend nothing: a paused game's timer is the end of its pause, which is applied, not extended)."""
-    waiting = rs.waiting(state)
-    assert waiting is not None
-    step_seconds = rs.step_seconds(state) or settings.DEADLINE_OUTAGE_GRACE
-    seconds = max(1, min(settings.DEADLINE_OUTAGE_GRACE, step_seconds))
-    return services.system_command(
-        game,
-        rs,
-        state,
-        rs.extend_command(waiting.step_no, seconds, "outage"),
-        now,
-        f"outage:{waiting.step_no}:{uuid.uuid4().hex[:8]}",
-    )

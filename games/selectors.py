@@ -15,8 +15,9 @@ from critters_api.db.base import release_idle_connection
 from players.models import Player
 
 from . import store
+from .loading import load_state, ruleset_for
 from .models import Event, Game, GameStatus, Seat
-from .services import get_game, load_state, roster, ruleset_for
+from .roster import get_game, roster
 
 Viewer = int | None
 

@@ -1,7 +1,8 @@
 """Celery tasks: another interface to the services. Each takes ids, calls one service, and is idempotent
 (it carries the game and the step it was made for, and is a no-op when stale), because Celery with Redis
 delivers at least once (``acks_late``). See :mod:`games.deadlines` (a timer task that finds its timer due
-sweeps every due timer of its kind)."""
+sweeps every due timer of its kind). The timer and bot tasks are published by name
+(:mod:`games.services.followups`, which names them)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import logging
 
 from celery import shared_task
 
-from . import deadlines, services
+from . import deadlines
+from .services import bots
+from .services.followups import EXPIRE_DEADLINE, PLAY_BOTS, WARN_DEADLINE
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +33,7 @@ def sweep_deadlines() -> dict[str, int]:
     return counts
 
 
-@shared_task(name="games.tasks.expire_deadline", ignore_result=True)
+@shared_task(name=EXPIRE_DEADLINE, ignore_result=True)
 def expire_deadline(game_id: int, step_no: int, due_at: str) -> int:
     """The short ETA task of one deadline (``due_at`` is informative): a no-op when stale or not yet due;
     when due, a sweep of every due deadline (:func:`games.deadlines.expire`). Logs the events it appended to
@@ -40,14 +43,14 @@ def expire_deadline(game_id: int, step_no: int, due_at: str) -> int:
     return applied
 
 
-@shared_task(name="games.tasks.warn_deadline", ignore_result=True)
+@shared_task(name=WARN_DEADLINE, ignore_result=True)
 def warn_deadline(game_id: int, step_no: int, warn_at: str) -> int:
     """The short ETA task of one deadline warning: a no-op when stale or already warned; when due, a sweep of
     every due warning (:func:`games.deadlines.warn`)."""
     return deadlines.warn(game_id, step_no)
 
 
-@shared_task(name="games.tasks.play_bots", ignore_result=True)
+@shared_task(name=PLAY_BOTS, ignore_result=True)
 def play_bots(game_id: int) -> int:
     """Let the game's bots and autopilot seats act (a no-op when none has anything to do)."""
-    return services.bots_play(game_id)
+    return bots.bots_play(game_id)

@@ -18,9 +18,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from critters_api.problems import Problem
+from games.loading import load_state, ruleset_for
 from games.models import Game, GameStatus, Seat
 from games.selectors import seated_game_ids
-from games.services import etag_matches, load_state, ruleset_for
+from games.services.commands import etag_matches
 from players.models import Player
 
 from .delivery import due_for_endpoint, validate_url

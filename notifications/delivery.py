@@ -25,6 +25,7 @@ from standardwebhooks import Webhook
 from critters_api.problems import Problem
 
 from .models import Delivery, DeliveryAttempt, DeliveryStatus, WebhookEndpoint
+from .outbox import enqueue
 
 logger = logging.getLogger(__name__)
 
@@ -401,7 +402,7 @@ def _record(
                 endpoint.save(update_fields=["failing_since", "retry_at", "consecutive_failures"])
                 released = due_for_endpoint(endpoint.pk, now)
                 if released:
-                    transaction.on_commit(lambda: _enqueue(released))
+                    transaction.on_commit(lambda: enqueue(released))
             return None
         reason = result.error or f"HTTP {result.status_code}"
         if endpoint.failing_since is None or _stale(endpoint, started):
@@ -460,12 +461,6 @@ def _duration(seconds: float) -> str:
     if seconds >= 60:
         return f"{seconds / 60:.1f} minutes"
     return f"{seconds:.1f} seconds"
-
-
-def _enqueue(delivery_ids: list[str]) -> None:
-    from .outbox import enqueue
-
-    enqueue(delivery_ids)
 
 
 def disable_endpoint(endpoint: WebhookEndpoint, reason: str) -> None:

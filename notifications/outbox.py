@@ -23,9 +23,11 @@ from django.db import connection, transaction
 from django.dispatch import receiver
 from rest_framework.utils.encoders import JSONEncoder
 
+from critters_api.celery import app as celery_app
 from critters_api.db.base import prepared_cursor
+from games.loading import load_state, ruleset_for
 from games.models import Event, Game, Seat
-from games.services import load_state, roster, ruleset_for
+from games.roster import roster
 from games.signals import events_appended
 
 from . import hints
@@ -37,6 +39,8 @@ DEADLINE_NEAR_EVENT = "DeadlineNear"
 """The event type (added by the deadlines service) behind ``game.deadline_near``: data ``step_no``,
 ``due_at``, ``seats``."""
 GAME_STARTED_EVENT = "GameStarted"
+DELIVER = "notifications.deliver"
+"""The delivery task's name (registered by :mod:`notifications.tasks`): deliveries are enqueued by name."""
 
 
 def _json(value: Any) -> Any:
@@ -55,11 +59,9 @@ def on_events_appended(sender: Any, game: Game, events: Sequence[Event], **kwarg
 def enqueue(delivery_ids: list[str]) -> None:
     """Hand the deliveries to Celery (after commit). A broker outage loses nothing: the sweeper re-enqueues
     every due pending delivery."""
-    from .tasks import deliver
-
     for delivery_id in delivery_ids:
-        try:
-            deliver.delay(delivery_id)
+        try:  # the message deliver.delay would send (the task ignores its result)
+            celery_app.send_task(DELIVER, (delivery_id,), ignore_result=True)
         except Exception:
             logger.warning("could not enqueue delivery %s; the sweeper will", delivery_id, exc_info=True)
 

@@ -7,7 +7,7 @@ everything was sent. A reconnect with ``Last-Event-ID`` (or ``?after=``) resumes
 snapshot: nothing is skipped or repeated, because events are always read from the log by ``(game, seq)``.
 
 A plain Django async view (DRF has no async views): the Bearer token is checked with
-:class:`players.auth.BearerTokenAuthentication` in a worker thread, access with ``services.viewer_for``, and
+:class:`players.auth.BearerTokenAuthentication` in a worker thread, access with ``roster.viewer_for``, and
 every byte out passes through the same selectors (and so the same redaction) as the REST reads.
 
 Who the stream speaks for is decided again before every batch it sends, not once at the start (R8.3): the
@@ -42,7 +42,7 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from critters_api.problems import PROBLEM_CONTENT_TYPE, Problem, problem_body
 from critters_api.throttling import TokenRateThrottle
-from games import selectors, services, store
+from games import roster, selectors, store
 from games.models import Event, Game, GameStatus
 from players.auth import BearerTokenAuthentication
 from players.models import Player
@@ -127,8 +127,8 @@ class Audience:
 def _speaks_for(game: Game, player: Player) -> tuple[int | None, int | None]:
     """(lobby seat index or None, viewer) of ``player`` in ``game`` as read (its roster attached: no query);
     a 404 problem when the player may not see the game."""
-    viewer = services.viewer_for(game, player)
-    seat = services.seat_of(game, player)
+    viewer = roster.viewer_for(game, player)
+    seat = roster.seat_of(game, player)
     return (seat.index if seat is not None else None), viewer
 
 
@@ -167,7 +167,7 @@ def _open(
             raise Problem(401, "not_authenticated", "Authentication credentials were not provided.")
         player, token = auth
         _throttle(request, player, token)
-        game = services.get_game(game_id)
+        game = roster.get_game(game_id)
         seat, viewer = _speaks_for(game, player)
         if after is not None:
             if after > game.version:
@@ -183,7 +183,7 @@ def _open(
             if version == game.version:  # no append committed while the state was read
                 body = json.loads(json.dumps(snapshot, cls=JSONEncoder))
                 return Audience(player, token.pk, seat, viewer, verified_at), game.version, body
-            game = services.get_game(game_id)
+            game = roster.get_game(game_id)
             seat, viewer = _speaks_for(game, player)
         raise Problem(503, "game_busy", "The game changed during every snapshot attempt: try again.")
     finally:
@@ -209,7 +209,7 @@ def _read(game_id: int, after: int, tokens: Collection[int]) -> Batch:
     and an event past the row, a hand-over say, never meets a roster from before it), then the tokens."""
     close_old_connections()
     try:
-        game = services.get_game(game_id)
+        game = roster.get_game(game_id)
         rows = [row for row in store.load_stream(game_id, after=after, limit=PAGE) if row.seq <= game.version]
         read_at = time.monotonic()
         return Batch(game, rows, frozenset(tokens), hints.live_tokens(tokens), read_at)

@@ -5,13 +5,14 @@ from __future__ import annotations
 from celery import shared_task
 
 from . import delivery
+from .outbox import DELIVER
 
 COUNTDOWN_HORIZON = 300.0
 """Retries due within this many seconds get a short countdown task; later ones are left to the sweeper
 (long ETA tasks are not a timer store, see PITFALLS)."""
 
 
-@shared_task(name="notifications.deliver", ignore_result=True)
+@shared_task(name=DELIVER, ignore_result=True)
 def deliver(delivery_id: str) -> None:
     delay = delivery.attempt_delivery(delivery_id)
     if delay is not None and delay <= COUNTDOWN_HORIZON:

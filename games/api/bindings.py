@@ -55,17 +55,7 @@ def event_classes(slug: str) -> tuple[type[Any], ...]:
 @cache
 def field_choices(slug: str) -> dict[tuple[str, str], tuple[str, ...]]:
     found = getattr(RULESETS[slug], "field_choices", None) or _module_attr(slug, "commands", "FIELD_CHOICES")
-    if found:
-        return dict(found)
-    if slug == "goodcritters":  # until the engine publishes FIELD_CHOICES itself
-        actions = _module_attr(slug, "cards", "ACTIONS")
-        if actions:
-            return {
-                ("ChooseAction", "action"): tuple(actions),
-                ("OfferPayoff", "side"): ("yes", "no"),
-                ("OfferPayoff", "visibility"): ("open", "peek", "hidden"),
-            }
-    return {}
+    return dict(found) if found else {}
 
 
 def all_player_commands() -> dict[str, list[tuple[str, type[Any]]]]:

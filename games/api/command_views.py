@@ -12,9 +12,9 @@ from rest_framework.response import Response
 from critters_api.problems import PROBLEM_CONTENT_TYPE, Problem
 from critters_api.schema import problem_response
 from critters_api.serializers import StrictSerializer
-from games import services
 from games.models import Game
 from games.selectors import viewer_state
+from games.services.commands import game_command
 
 from . import examples
 from .commands import command_specs, kebab, snake
@@ -45,7 +45,7 @@ class CommandView(GameView):
         data = input_class(data=request.data)
         data.is_valid(raise_exception=True)
         command = {"type": self.command_type, **data.validated_data}
-        result = services.game_command(
+        result = game_command(
             game_id=game_id,
             player=_player(request),
             command_json=command,

@@ -14,8 +14,9 @@ from rest_framework.response import Response
 
 from critters_api.problems import Problem
 from critters_api.serializers import StrictCharField, StrictChoiceField, StrictSerializer
-from games import selectors, services
-from games.services import BOT_STRATEGIES
+from games import selectors
+from games.services import control
+from games.services.lobby import BOT_STRATEGIES
 from players.models import Player
 
 from . import examples
@@ -78,7 +79,7 @@ class _PauseView(GameView):
     def post(self, request: Request, game_id: int) -> Response:
         data = EmptyInput(data=request.data)
         data.is_valid(raise_exception=True)
-        game = services.game_pause(game_id=game_id, by=_player(request), pause=self.pause)
+        game = control.game_pause(game_id=game_id, by=_player(request), pause=self.pause)
         game.refresh_from_db()
         return _with_etag(Response(selectors.game_public(game, player=_player(request))), game)
 
@@ -133,7 +134,7 @@ class HandOverView(GameView):
             newcomer = Player.objects.filter(username=v["player"], is_active=True).first()
             if newcomer is None:
                 raise Problem(404, "player_not_found", "No such player.")
-        game = services.game_hand_over(
+        game = control.game_hand_over(
             game_id=game_id,
             by=_player(request),
             seat=seat,

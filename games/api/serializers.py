@@ -17,7 +17,7 @@ from critters_api.serializers import (
 )
 from games.models import GameStatus
 from games.rules.registry import RULESETS
-from games.services import BOT_STRATEGIES
+from games.services.lobby import BOT_STRATEGIES
 
 
 @extend_schema_field({"$ref": "#/components/schemas/GameOptionsRequest"})

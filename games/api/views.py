@@ -19,8 +19,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from critters_api.problems import Problem
-from games import deadlines, selectors, services
+from games import deadlines, roster, selectors
 from games.models import Game, GameStatus, Seat
+from games.services import commands, lobby
 from players.models import ApiToken, Player
 
 from . import examples
@@ -181,13 +182,13 @@ def still_authenticated(request: Request) -> Player:
 
 
 def may_know_of(game: Game, player: Player | None) -> bool:
-    """Whether ``player`` may learn that ``game`` exists: whoever may see it (``services.viewer_for``: a
+    """Whether ``player`` may learn that ``game`` exists: whoever may see it (``roster.viewer_for``: a
     seat, or a game open to spectators, in the lobby or over; operators) and its creator. Everyone else
     must get exactly the answer a game id that does not exist gets (R8.3: no existence oracle)."""
     if player is not None and player.is_authenticated and game.creator_id == player.pk:
         return True
     try:
-        services.viewer_for(game, player)
+        roster.viewer_for(game, player)
     except Problem:
         return False
     return True
@@ -220,16 +221,16 @@ class GameView(APIView):
         if (
             "game_id" in kwargs
             and not (self.access_checked_by_handler and handler is not None)
-            and not may_know_of(services.get_game(kwargs["game_id"]), _player(request))
+            and not may_know_of(roster.get_game(kwargs["game_id"]), _player(request))
         ):
             raise game_not_found()
 
     def game_and_viewer(self, request: Request, game_id: int) -> tuple[Game, int | None]:
-        game = services.get_game(game_id)
+        game = roster.get_game(game_id)
         if deadlines.is_due(game):  # a passed deadline is applied before anyone reads the game
             deadlines.apply_due(game_id)
-            game = services.get_game(game_id)
-        viewer = services.viewer_for(game, _player(request))
+            game = roster.get_game(game_id)
+        viewer = roster.viewer_for(game, _player(request))
         return game, viewer
 
 
@@ -275,7 +276,7 @@ class GamesView(APIView):
             qs = qs.filter(Q(allow_spectators=True) | Q(pk__in=mine))
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(qs, request, view=self) or []
-        services.attach_rosters(page)
+        roster.attach_rosters(page)
         data = [selectors.game_public(g, player=_player(request)) for g in page]
         return paginator.get_paginated_response(GameOutput(data, many=True).data)
 
@@ -303,12 +304,12 @@ class GamesView(APIView):
         if "setup" in v:
             s = v["setup"]
             deck = {k: s[k] for k in ("stashes", "pile", "boss") if k in s}
-            setup = services.OperatorSetup(
+            setup = lobby.OperatorSetup(
                 seed=bytes.fromhex(s["seed"]) if "seed" in s else None,
                 seat_order=tuple(s["seat_order"]) if "seat_order" in s else None,
                 deck=deck,
             )
-        game = services.game_create(
+        game = lobby.game_create(
             creator=_player(request),
             ruleset=v["ruleset"],
             seats=v["seats"],
@@ -389,7 +390,7 @@ class JoinView(LobbyActionView):
         return super().post(request, game_id)
 
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
-        return services.game_join(game_id=game_id, player=_player(request), seat=data.get("seat"))
+        return lobby.game_join(game_id=game_id, player=_player(request), seat=data.get("seat"))
 
 
 class LeaveView(LobbyActionView):
@@ -398,7 +399,7 @@ class LeaveView(LobbyActionView):
         return super().post(request, game_id)
 
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
-        return services.game_leave(game_id=game_id, player=_player(request))
+        return lobby.game_leave(game_id=game_id, player=_player(request))
 
 
 class BotsView(LobbyActionView):
@@ -415,7 +416,7 @@ class BotsView(LobbyActionView):
         return super().post(request, game_id)
 
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
-        return services.game_add_bot(
+        return lobby.game_add_bot(
             game_id=game_id,
             by=_player(request),
             strategy=data.get("strategy", "sensible"),
@@ -435,7 +436,7 @@ class StartView(LobbyActionView):
         return super().post(request, game_id)
 
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
-        return services.game_start(game_id=game_id, by=_player(request))
+        return lobby.game_start(game_id=game_id, by=_player(request))
 
 
 class CancelView(LobbyActionView):
@@ -446,7 +447,7 @@ class CancelView(LobbyActionView):
         return super().post(request, game_id)
 
     def act(self, request: Request, game_id: int, data: dict[str, Any]) -> Game:
-        return services.game_cancel(game_id=game_id, by=_player(request))
+        return lobby.game_cancel(game_id=game_id, by=_player(request))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -475,7 +476,7 @@ class StateView(GameView):
     def get(self, request: Request, game_id: int) -> Response:
         game, viewer = self.game_and_viewer(request, game_id)
         inm = request.headers.get("If-None-Match")
-        if inm is not None and services.etag_matches(inm, game.etag):
+        if inm is not None and commands.etag_matches(inm, game.etag):
             return _with_etag(Response(status=304), game)
         return _with_etag(Response(selectors.game_state(game, viewer)), game)
 
@@ -508,7 +509,7 @@ class EventsView(GameView):
         q = query.validated_data
         waited = selectors.wait_for_events(game, after=q["after"], wait=q["wait"])
         if waited is not None:  # answer as a request made now would be answered (R8.3)
-            game, viewer = waited, services.viewer_for(waited, still_authenticated(request))
+            game, viewer = waited, roster.viewer_for(waited, still_authenticated(request))
         return _with_etag(Response(selectors.feed(game, viewer, after=q["after"], limit=q["limit"])), game)
 
 
@@ -534,6 +535,6 @@ class MyGamesView(APIView):
     def get(self, request: Request) -> Response:
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(selectors.my_games(_player(request)), request, view=self) or []
-        services.attach_rosters(page)
+        roster.attach_rosters(page)
         data = [selectors.game_public(g, player=_player(request)) for g in page]
         return paginator.get_paginated_response(GameOutput(data, many=True).data)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from django.db import connection, transaction
 
-from games import services, store
+from games import loading, roster, store
 from games.models import Event, Game, Seat
 from games.rules.registry import get_ruleset
 from tests.conftest import Api, Table, make_api, start_table
@@ -99,7 +99,7 @@ def test_conflicting_commands_from_many_threads(transactional_db: None) -> None:
     game = Game.objects.get(pk=table.game_id)
     assert game.version == len(events)
     served = table.state(0)
-    replay = services.full_replay(game)
+    replay = loading.full_replay(game)
     assert served["state"] == RULESET.view_for(replay, 0)
     assert served["version"] == game.version
 
@@ -181,7 +181,7 @@ def test_different_games_do_not_wait_on_each_other(transactional_db: None) -> No
 
 
 def test_a_command_that_waited_for_the_lock_sees_the_seats_as_they_are_now(transactional_db: None) -> None:
-    """``services.lock_game`` reads the roster in the locking statement; under READ COMMITTED a statement that
+    """``roster.lock_game`` reads the roster in the locking statement; under READ COMMITTED a statement that
     waited for the lock reads the seats as they were when it started. A seat written (and the revision bumped)
     while it waited must still be seen: the roster is read again, never served stale."""
     table = start_table(4)
@@ -192,7 +192,7 @@ def test_a_command_that_waited_for_the_lock_sees_the_seats_as_they_are_now(trans
 
     def holder() -> None:  # holds the lock, moves seat 1 to another player, commits after the waiter queued
         with transaction.atomic():
-            game = services.lock_game(table.game_id)
+            game = roster.lock_game(table.game_id)
             locked.set()
             time.sleep(0.5)
             Seat.objects.filter(pk=seated.pk).update(player=newcomer.player, uid=f"p{newcomer.player.pk}")
@@ -201,9 +201,9 @@ def test_a_command_that_waited_for_the_lock_sees_the_seats_as_they_are_now(trans
     def waiter() -> None:
         assert locked.wait(10)
         with transaction.atomic():
-            game = services.lock_game(table.game_id)
-            seen["seat"] = next(s for s in services.roster(game).seats if s.position == 1)
+            game = roster.lock_game(table.game_id)
+            seen["seat"] = next(s for s in roster.roster(game).seats if s.position == 1)
 
     run_threads([holder, waiter])
     assert seen["seat"].player_id == newcomer.player.pk
-    assert services.seat_of(services.get_game(table.game_id), newcomer.player) is not None
+    assert roster.seat_of(roster.get_game(table.game_id), newcomer.player) is not None

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from games import services
 from games.models import Event, Game
+from games.services import bots
 from tests.conftest import Api, assert_problem, make_api
 
 pytestmark = pytest.mark.django_db
@@ -123,7 +123,7 @@ def test_bots_play_is_idempotent_and_bounded(alice: Api) -> None:
     # and the game is on the sweeper's list until they have played (tests/deadlines prove the task path)
     assert game.status == "running"
     assert game.bots_due_at is not None
-    assert services.bots_play(gid) > 0  # what the task runs: only bots, they play it to the end
+    assert bots.bots_play(gid) > 0  # what the task runs: only bots, they play it to the end
     game.refresh_from_db()
     assert (game.status, game.bots_due_at) == ("over", None)
-    assert services.bots_play(gid) == 0
+    assert bots.bots_play(gid) == 0

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from games import services
+from games import loading, roster
 from games.api.commands import kebab
 from games.models import Game, GameStatus, Seat
+from games.services import bots
 from tests.conftest import Api
 
 
@@ -16,13 +17,13 @@ def play_to_end(game_id: int, apis: dict[int, Api], *, max_commands: int = 5_000
     """Play game ``game_id`` until it is over. ``apis`` maps player ids to their API clients; a human seat
     whose player has no client here is left to its deadlines (none in these games: it must not block)."""
     for _ in range(max_commands):
-        services.bots_play(game_id, max_steps=100_000)
+        bots.bots_play(game_id, max_steps=100_000)
         game = Game.objects.get(pk=game_id)
         if game.status == GameStatus.OVER:
             return game
-        rs = services.ruleset_for(game)
-        state = services.load_state(game, rs)
-        machines = services.machine_seats(game, rs, state)
+        rs = loading.ruleset_for(game)
+        state = loading.load_state(game, rs)
+        machines = roster.machine_seats(game, rs, state)
         moved = False
         for seat in Seat.objects.filter(game=game, position__isnull=False).order_by("position"):
             if seat.position is None or seat.position in machines or seat.player_id not in apis:

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
-from games import services
 from games.audit import signature
 from games.audit.verify import verify_record
 from games.models import Game, GameStatus
 from games.rules.registry import get_ruleset
+from games.services import bots, lobby
 from tests.conftest import Api, Table, assert_problem, start_table
 
 RULESET = get_ruleset("goodcritters")
@@ -24,7 +24,7 @@ RULESET = get_ruleset("goodcritters")
 
 def finished_bot_game(api: Api, players: int = 4, options: dict[str, Any] | None = None) -> Game:
     """A game of bots only, played to its end by the service (each bot command its own transaction)."""
-    game = services.game_create(
+    game = lobby.game_create(
         creator=api.player,
         seats=players,
         options=options or {},
@@ -32,7 +32,7 @@ def finished_bot_game(api: Api, players: int = 4, options: dict[str, Any] | None
         bots=["sensible" if s % 2 else "random" for s in range(players)],
         name="bots",
     )
-    services.bots_play(game.pk, max_steps=100_000)
+    bots.bots_play(game.pk, max_steps=100_000)
     game.refresh_from_db()
     assert game.status == GameStatus.OVER
     return game

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from games import deadlines, services
+from games import deadlines
 from games.models import Event, Game, GameStatus
+from games.services import bots
 from tests.conftest import Api, Table, start_table
 
 pytestmark = pytest.mark.django_db
@@ -83,7 +84,7 @@ def _play_to_the_end(table: Table, start: datetime) -> None:
     for _ in range(200):
         if _game(table).status == GameStatus.OVER:
             return
-        services.bots_play(table.game_id)
+        bots.bots_play(table.game_id)
         at += timedelta(seconds=61)
         deadlines.sweep(now=at)
     raise AssertionError("the game did not end")
@@ -97,7 +98,7 @@ def test_the_issue_game_goes_on_after_the_longest_pause_and_finishes_r7_6() -> N
     assert not _events(gid, "GameResumed")  # seat 3's player could take the seat back and vote (ruling 31)
     view = table.state(3)
     row = _game(table)
-    assert services.bots_play(gid) == 0  # the bot waits while paused
+    assert bots.bots_play(gid) == 0  # the bot waits while paused
 
     deadlines.sweep(now=paused_at + timedelta(days=1))
     assert not _events(gid, "GameResumed")

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from games import services, store
+from games import loading, store
 from games.models import Event, Game, GameStatus
 from tests.conftest import start_table
 from tests.worker import CeleryWorkerProcess
@@ -70,4 +70,4 @@ def test_the_issue_game_is_resumed_by_the_worker_and_played_to_the_end_r7_6(
     assert ended[0].data["winners"] == [3]
     assert store.verify_chain(gid)
     game = Game.objects.get(pk=gid)
-    assert services.load_state(game) == services.full_replay(game)
+    assert loading.load_state(game) == loading.full_replay(game)

@@ -18,8 +18,9 @@ import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
-from games import deadlines, services, statecache, store
+from games import deadlines, loading, roster, statecache, store
 from games.models import Event, Game, GameStatus
+from games.services import followups, lobby, timers
 from players.models import Player
 from tests.worker import CeleryWorkerProcess
 
@@ -38,9 +39,9 @@ def _new_games(count: int, options: dict[str, Any] = PLAIN) -> list[int]:
     players = [Player.objects.create_user(username=f"burst{i}") for i in range(4)]
     ids = []
     for _ in range(count):
-        game = services.game_create(creator=players[0], seats=4, options=options)
+        game = lobby.game_create(creator=players[0], seats=4, options=options)
         for p in players[1:]:
-            services.game_join(game_id=game.pk, player=p)
+            lobby.game_join(game_id=game.pk, player=p)
         ids.append(game.pk)
     return ids
 
@@ -59,7 +60,7 @@ def _check_record(game_id: int) -> None:
     """The log is whole: the hash chain verifies and the (cached) state equals a full replay."""
     assert store.verify_chain(game_id)
     game = Game.objects.get(pk=game_id)
-    assert services.load_state(game) == services.full_replay(game)
+    assert loading.load_state(game) == loading.full_replay(game)
 
 
 @pytest.fixture
@@ -81,7 +82,7 @@ def test_a_poison_game_in_the_middle_of_a_batch_is_set_aside_and_the_rest_of_its
     broken_db, broken_py, broken_cache = games[1], games[4], games[7]
     broken = [broken_db, broken_py, broken_cache]
     versions = {gid: Game.objects.get(pk=gid).version for gid in games}
-    real_expire, real_remember = services.expire_locked, services.remember_state
+    real_expire, real_remember = timers.expire_locked, loading.remember_state
 
     def expire_locked(game: Game, rs: Any, state: Any, now: datetime) -> Any:
         new_state = real_expire(game, rs, state, now)  # the events and the game's head are written...
@@ -97,8 +98,8 @@ def test_a_poison_game_in_the_middle_of_a_batch_is_set_aside_and_the_rest_of_its
             raise RuntimeError("a bug in the state cache")
         real_remember(game_id, *args)
 
-    monkeypatch.setattr(services, "expire_locked", expire_locked)
-    monkeypatch.setattr(services, "remember_state", remember_state)
+    monkeypatch.setattr(timers, "expire_locked", expire_locked)
+    monkeypatch.setattr(loading, "remember_state", remember_state)
     at = _deadline(games[-1]) + timedelta(seconds=1)
     statecache.clear()  # as in a worker: no state cached for the games it sweeps (each log read and folded)
     with caplog.at_level(logging.ERROR, logger="games.deadlines"):
@@ -117,8 +118,8 @@ def test_a_poison_game_in_the_middle_of_a_batch_is_set_aside_and_the_rest_of_its
         assert game.deadline_at == at + timedelta(seconds=deadlines.POISON_BACKOFF)
         assert f"timer of game {gid} failed" in caplog.text
 
-    monkeypatch.setattr(services, "expire_locked", real_expire)  # the bugs are fixed
-    monkeypatch.setattr(services, "remember_state", real_remember)
+    monkeypatch.setattr(timers, "expire_locked", real_expire)  # the bugs are fixed
+    monkeypatch.setattr(loading, "remember_state", real_remember)
     assert deadlines.sweep(now=at + timedelta(seconds=30)).expired == []  # set aside for POISON_BACKOFF
     later = deadlines.sweep(now=at + timedelta(seconds=deadlines.POISON_BACKOFF + 1))
     assert sorted(later.expired) == sorted(broken)
@@ -147,12 +148,12 @@ def test_an_eta_task_sweeps_every_due_deadline_and_waits_for_its_own_game_when_a
     def hold(game_id: int, locked: threading.Event, release: threading.Event, apply: bool) -> None:
         try:
             with transaction.atomic():
-                game = services.lock_game(game_id)
+                game = roster.lock_game(game_id)
                 locked.set()
                 release.wait(10)
                 if apply:
-                    rs = services.ruleset_for(game)
-                    services.expire_locked(game, rs, services.load_state(game, rs), timezone.now())
+                    rs = loading.ruleset_for(game)
+                    timers.expire_locked(game, rs, loading.load_state(game, rs), timezone.now())
         finally:
             connection.close()
 
@@ -197,7 +198,7 @@ def test_a_burst_of_deadlines_due_at_the_same_instant_is_applied_once_each_by_a_
     with monkeypatch.context() as frozen:
         frozen.setattr(timezone, "now", lambda: opened)
         games = _new_games(count, options)
-    deadlines.flush_publisher()
+    followups.flush_publisher()
     due = opened + timedelta(seconds=seconds)
     assert timezone.now() < due, "the games took too long to make: the burst would not be one"
     assert {_deadline(gid) for gid in games} == {due}

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from games import deadlines, services
+from games import deadlines, loading, roster
 from games.models import Event, Game, Seat, TimerHeartbeat
+from games.services import bots, timers
 from tests.conftest import Api, Table, assert_problem, make_api, start_table
 
 pytestmark = pytest.mark.django_db
@@ -145,7 +146,7 @@ def test_after_n_misses_the_seat_goes_on_autopilot_until_taken_back() -> None:
         "reason": "taken_back",
     }
     assert boss_api.command(gid, "choose-action", {"action": "rob"}).status_code == 200
-    assert services.bots_play(gid) == 0  # nobody left for the bot to play
+    assert bots.bots_play(gid) == 0  # nobody left for the bot to play
 
 
 def test_the_creator_pauses_and_resumes_and_the_deadline_moves_by_the_paused_time() -> None:
@@ -313,10 +314,10 @@ def test_the_creator_hands_an_abandoned_seat_to_a_bot_that_then_plays_it() -> No
     assert (seat.player_id, seat.bot_strategy) == (None, "random")
     assert _events(gid, "SeatHandedOver")[0]["to"] == "bot"
     game = Game.objects.get(pk=gid)
-    rs = services.ruleset_for(game)
-    state = services.load_state(game, rs)
+    rs = loading.ruleset_for(game)
+    state = loading.load_state(game, rs)
     assert rs.autopilot_seats(state) == frozenset()  # no longer the autopilot's: the bot's own seat
-    assert services.machine_seats(game, rs, state) == frozenset({0})
+    assert roster.machine_seats(game, rs, state) == frozenset({0})
     # the creator handed away their own seat: they may still run the game, but no longer play
     assert_problem(creator.command(gid, "resign"), 403, "not_seated")
 
@@ -338,7 +339,7 @@ def test_a_request_applies_a_passed_deadline_first() -> None:
         "LootDistributed",
     ]
     assert _events(gid, "LootDistributed")[0]["auto"] == "deadline"
-    assert services.game_expire(game_id=gid, step_no=1) == 0  # the timer that comes later: stale
+    assert timers.game_expire(game_id=gid, step_no=1) == 0  # the timer that comes later: stale
 
 
 def test_a_game_whose_timer_fails_never_blocks_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -346,14 +347,14 @@ def test_a_game_whose_timer_fails_never_blocks_the_others(monkeypatch: pytest.Mo
     plain = _options(absence={"extensions": 0, "autopilot_after": None}, warn_before=0)
     broken, fine = start_table(4, plain), start_table(4, plain)
     Game.objects.filter(pk=broken.game_id).update(deadline_at=_due(fine) - timedelta(seconds=5))
-    real = services.expire_locked
+    real = timers.expire_locked
 
     def expire_locked(game: Game, rs: Any, state: Any, now: datetime) -> Any:
         if game.pk == broken.game_id:
             raise RuntimeError("a bug")
         return real(game, rs, state, now)
 
-    monkeypatch.setattr(services, "expire_locked", expire_locked)
+    monkeypatch.setattr(timers, "expire_locked", expire_locked)
     at = _due(fine) + timedelta(seconds=1)
     report = deadlines.sweep(now=at)
     assert report.expired == [fine.game_id]  # the broken one came first, and did not stop the sweep

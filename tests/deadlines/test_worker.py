@@ -16,8 +16,9 @@ from datetime import datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from games import deadlines, services, store
+from games import loading, store
 from games.models import Event, Game, GameStatus
+from games.services import followups
 from games.tasks import expire_deadline
 from tests.conftest import Table, make_api, start_table
 from tests.worker import CeleryWorkerProcess
@@ -52,7 +53,7 @@ def _check_record(game_id: int) -> None:
     """The log is whole: the hash chain verifies and the cached state equals a full replay."""
     assert store.verify_chain(game_id)
     game = Game.objects.get(pk=game_id)
-    assert services.load_state(game) == services.full_replay(game)
+    assert loading.load_state(game) == loading.full_replay(game)
 
 
 def test_a_full_game_with_second_deadlines_where_two_seats_never_act_ends(
@@ -171,7 +172,7 @@ def test_a_worker_killed_with_deadlines_pending_fires_them_all_once_after_a_rest
         start_table(4, {"deadlines": {"distribute": 3}, "absence": {"extensions": 0}}) for _ in range(6)
     ]
     games = {t.game_id: Game.objects.get(pk=t.game_id) for t in tables}
-    deadlines.flush_publisher()  # every ETA task has left for Redis
+    followups.flush_publisher()  # every ETA task has left for Redis
     received = re.compile(r"Task games\.tasks\.expire_deadline\[\S+\] received")
     worker.wait_for(lambda: len(received.findall(worker.log())) >= len(games), timeout=10)
     worker.kill()  # with every ETA task received (in its memory, unacknowledged), none due yet

@@ -32,7 +32,7 @@ import httpx
 import pytest
 from django.db import connection
 
-from games import services, store
+from games import loading, store
 from games.models import Event, Game, GameStatus, Seat
 from tests.outside.driver import kebab, next_command
 from tests.outside.live import GUNICORN, LiveServer
@@ -368,11 +368,11 @@ def test_two_nodes_two_workers_two_beats_and_crashes_lose_and_repeat_nothing(
         fired_twice += sum(1 for n in passed.values() if n > 1)
         # the log verifies and replays to the state the service serves (through the balancer)
         assert store.verify_chain(h.game_id)
-        rs = services.ruleset_for(game)
+        rs = loading.ruleset_for(game)
         served = h.client.call("GET", f"/api/v1/games/{h.game_id}/state").json()
         assert served["version"] == game.version
         assert served["viewer"] == Seat.objects.get(game_id=h.game_id, player__isnull=False).position
-        assert served["state"] == rs.view_for(services.full_replay(game), served["viewer"])
+        assert served["state"] == rs.view_for(loading.full_replay(game), served["viewer"])
     stream_gaps = stream_dups = 0
     for s in streams:
         version = Game.objects.get(pk=s.game_id).version

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from games import services, store
+from games import loading, store
 from games.api.commands import kebab
 from games.audit.verify import verify_record
 from games.models import Game
@@ -36,7 +36,7 @@ def play_over_http(apis: list[Api], game_id: int, *, max_commands: int = 5000) -
         game = Game.objects.get(pk=game_id)
         if game.status == "over":
             return sent
-        state = services.load_state(game)
+        state = loading.load_state(game)
         players = RULESET.view_for(state, None)["players"]
         progressed = False
         for position, uid in enumerate(players):

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from games import services
+from games import loading
 from games.models import Game
 from games.rules.registry import get_ruleset
 from tests.conftest import Api, make_api
@@ -18,7 +18,7 @@ RULESET = get_ruleset("goodcritters")
 
 
 def waits_on(game_id: int) -> set[int]:
-    waiting = RULESET.waiting(services.load_state(Game.objects.get(pk=game_id)))
+    waiting = RULESET.waiting(loading.load_state(Game.objects.get(pk=game_id)))
     return set(waiting.seats) if waiting else set()
 
 
@@ -42,7 +42,7 @@ def test_the_inbox_lists_the_games_waiting_on_you_with_their_deadlines_r7_1() ->
         items = r.json()["games"]
         for item in items:
             game = Game.objects.get(pk=item["game_id"])
-            waiting = RULESET.waiting(services.load_state(game))
+            waiting = RULESET.waiting(loading.load_state(game))
             assert waiting is not None
             assert item["seat"] == seat_of(api, game.pk)
             assert (item["step_no"], item["step"]) == (waiting.step_no, waiting.step)

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from games import services, store
+from games import loading, store
 from games.models import Event, Game
 from games.rules.registry import get_ruleset
 from players.models import ApiToken
@@ -197,7 +197,7 @@ def test_the_stream_shows_only_the_viewers_secrets_while_the_game_runs_r8_3(serv
         timeout=10,
     ) as r:
         message = next(m for m in parse_sse(r.iter_lines()) if m.get("event") == "state")
-    state = services.load_state(Game.objects.get(pk=game_id))
+    state = loading.load_state(Game.objects.get(pk=game_id))
     body = json.loads(message["data"])
     assert body["state"] == jsonable(RULESET.view_for(state, 2))
     assert body["state"] != jsonable(RULESET.view_for(state, 3))

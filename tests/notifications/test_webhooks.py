@@ -13,9 +13,9 @@ from django.db import transaction
 from django.test import override_settings
 from standardwebhooks import Webhook
 
-from games import services
 from games.models import Event, Game
 from games.rules.registry import get_ruleset
+from games.services import lobby
 from notifications import delivery as delivery_service
 from notifications.models import Delivery, DeliveryAttempt, DeliveryStatus, WebhookEndpoint
 from tests.conftest import Api, assert_problem, make_api
@@ -187,7 +187,7 @@ def test_deliveries_are_written_in_the_events_transaction_and_roll_back_with_the
 
     def join_then_fail() -> None:
         with transaction.atomic():
-            services.game_join(game_id=game_id, player=apis[3].player)
+            lobby.game_join(game_id=game_id, player=apis[3].player)
             written.append(Delivery.objects.filter(game_id=game_id).count())  # written with the events...
             raise Boom
 

@@ -15,7 +15,7 @@ from django.test import Client
 from django.utils import timezone
 
 from bench.bigdb_fill import Plan, fill
-from games import deadlines, services, store
+from games import deadlines, loading, store
 from games.audit.export import game_record
 from games.audit.verify import verify_record
 from games.models import Event, Game, GameStatus, Seat
@@ -49,8 +49,8 @@ def test_the_fill_writes_what_the_service_would_have_stored() -> None:
 
     for game in Game.objects.exclude(status=GameStatus.OPEN):
         assert store.verify_chain(game.pk), f"game {game.pk}: broken hash chain"
-        rs = services.ruleset_for(game)
-        state = services.full_replay(game)
+        rs = loading.ruleset_for(game)
+        state = loading.full_replay(game)
         if game.status == GameStatus.OVER:
             assert rs.is_terminal(state)
             verdict = verify_record(game_record(game))

@@ -7,7 +7,7 @@ import itertools
 import pytest
 from django.db import DatabaseError, connection, transaction
 
-from games import services, statecache, store
+from games import loading, statecache, store
 from games.models import Event, Game
 from games.rules.registry import get_ruleset
 from tests.conftest import start_table
@@ -123,11 +123,11 @@ def test_cached_folds_equal_a_full_replay_at_every_version() -> None:
     for cut in sorted({1, 2, len(events) // 3, len(events) // 2, len(events) - 1}):
         statecache.clear()
         statecache.put(game.pk, statecache.Entry(RULESET.version, cut, events[cut - 1].hash, states[cut - 1]))
-        assert services.load_state(game) == states[-1] == services.full_replay(game)
+        assert loading.load_state(game) == states[-1] == loading.full_replay(game)
     # a cache entry of another rules version, or of another chain, is ignored
     statecache.clear()
     statecache.put(game.pk, statecache.Entry("other", 1, events[0].hash, RULESET.initial_state()))
-    assert services.load_state(game) == states[-1]
+    assert loading.load_state(game) == states[-1]
     statecache.clear()
     statecache.put(game.pk, statecache.Entry(RULESET.version, 1, "f" * 64, RULESET.initial_state()))
-    assert services.load_state(game) == states[-1]
+    assert loading.load_state(game) == states[-1]

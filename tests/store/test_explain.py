@@ -25,8 +25,9 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from games import deadlines, services
+from games import deadlines
 from games.models import Game, GameStatus
+from games.services import bots, lobby
 from tests.conftest import Table, start_table
 from tests.outside.driver import kebab, next_command
 
@@ -175,8 +176,8 @@ def test_every_statement_of_the_hot_paths_stays_inside_one_game(captured: Captur
     assert report.expired == [gid]
     captured.path = ""
     # a finished game (every seat a bot, played to the end by the bots' own code): its record and verdict
-    over = services.game_create(creator=api.player, seats=4, join=False, bots=["sensible"] * 4)
-    services.bots_play(over.pk, max_steps=10_000)
+    over = lobby.game_create(creator=api.player, seats=4, join=False, bots=["sensible"] * 4)
+    bots.bots_play(over.pk, max_steps=10_000)
     assert Game.objects.get(pk=over.pk).status == GameStatus.OVER
     captured.path = "record"
     assert api.get(f"/api/v1/games/{over.pk}/record").status_code == 200

@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from games import deadlines, services
+from games import deadlines, loading, roster
 from games.api.commands import kebab
 from games.models import Game, GameStatus, Seat
+from games.services.bots import bots_play
 from tests.conftest import Api, make_api
 
 pytestmark = pytest.mark.django_db
@@ -20,13 +21,13 @@ def play_to_end(game_id: int, apis: dict[int, Api], *, max_steps: int = 5_000, s
     """Every human seat sends what the sensible bot would choose, over HTTP; bots and autopilot seats are
     played by the service; when nobody can move, the clock jumps to the step's deadline (the sweeper)."""
     for _ in range(max_steps):
-        services.bots_play(game_id, max_steps=100_000)
+        bots_play(game_id, max_steps=100_000)
         game = Game.objects.get(pk=game_id)
         if game.status == GameStatus.OVER:
             return game
-        rs = services.ruleset_for(game)
-        state = services.load_state(game, rs)
-        machines = services.machine_seats(game, rs, state)
+        rs = loading.ruleset_for(game)
+        state = loading.load_state(game, rs)
+        machines = roster.machine_seats(game, rs, state)
         moved = False
         for seat in Seat.objects.filter(game=game, position__isnull=False).order_by("position"):
             if seat.position is None or seat.position in machines or seat.player_id not in apis:

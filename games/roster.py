@@ -1,0 +1,195 @@
+"""A game row with its roster: who sits where, who may see or act, which seats a machine plays.
+
+Reads (and the row lock a write starts with): :func:`get_game`, :func:`lock_game` and :func:`lock_running`
+read the game and its seats in one statement; :func:`roster` reads the seats again after a seat write.
+Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection
+
+from critters_api.db.base import prepared_cursor
+from critters_api.problems import Problem
+from games.rules.core import Ruleset, Viewer
+from players.models import Player
+
+from .models import Game, GameStatus
+
+# The hot path reads a game with its roster (seats, their players' names, the creator's name) in one or two
+# statements of plain SQL: the ORM would compile four queries per request for the same rows.
+_GAME_FIELDS = tuple(Game._meta.concrete_fields)
+_GAME_COLUMNS = ", ".join(f'g."{f.column}"' for f in _GAME_FIELDS)
+_GAME_ATTNAMES = [f.attname for f in _GAME_FIELDS]
+_JSON_AT = tuple(i for i, f in enumerate(_GAME_FIELDS) if f.get_internal_type() == "JSONField")
+_ROSTER_SUBQUERY = """(SELECT json_agg(json_build_array(s."index", s."position", s.player_id, p.username,
+        p.display_name, s.bot_strategy, s.uid) ORDER BY s."index")
+    FROM games_seat s LEFT JOIN players_player p ON p.id = s.player_id WHERE s.game_id = g.id)"""
+_READ_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_ROSTER_SUBQUERY}
+    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %s"""  # noqa: S608 (model columns)
+# Locking reads the roster in the same statement, and also the game's revision as of the statement's
+# snapshot: under READ COMMITTED a statement that waited for the lock gets the newest game row but reads
+# the seats as they were when it started. Every seat write bumps the revision under this lock, so when the
+# two revisions differ the roster may be stale and is read again (a second statement, a new snapshot).
+_LOCK_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_ROSTER_SUBQUERY},
+        (SELECT r.revision FROM games_game r WHERE r.id = g.id)
+    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %s FOR UPDATE OF g"""  # noqa: S608
+_ROSTER_SQL = f"""SELECT c.username, {_ROSTER_SUBQUERY}
+    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %s"""  # noqa: S608
+_ROSTERS_SQL = f"""SELECT g.id, c.username, {_ROSTER_SUBQUERY}
+    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = ANY(%s)"""  # noqa: S608
+
+
+@dataclass(frozen=True, slots=True)
+class RosterSeat:
+    """A seat as the service needs it: lobby ``index``, game ``position`` (None before the start), who sits
+    there (a player, or a bot's strategy), and the opaque ``uid`` given to the ruleset."""
+
+    index: int
+    position: int | None
+    player_id: int | None
+    username: str | None
+    display_name: str
+    bot_strategy: str
+    uid: str
+
+    @property
+    def is_bot(self) -> bool:
+        return self.player_id is None
+
+
+@dataclass(frozen=True, slots=True)
+class Roster:
+    creator: str
+    seats: tuple[RosterSeat, ...]
+
+
+def _roster_from(creator: str, rows: list[list[Any]] | None) -> Roster:
+    seats = tuple(
+        RosterSeat(
+            index=index,
+            position=position,
+            player_id=player_id,
+            username=username,
+            display_name=(display_name or username) if player_id is not None else f"Bot {index} ({bot})",
+            bot_strategy=bot,
+            uid=uid,
+        )
+        for index, position, player_id, username, display_name, bot, uid in rows or []
+    )
+    return Roster(creator, seats)
+
+
+def _game_from(values: Sequence[Any]) -> Game:
+    row = list(values)
+    for i in _JSON_AT:  # jsonb arrives as text (Django's loader); the ORM would parse it the same way
+        if isinstance(row[i], str):
+            row[i] = json.loads(row[i])
+    return Game.from_db(connection.alias, _GAME_ATTNAMES, row)
+
+
+def roster(game: Game) -> Roster:
+    """The game's seats and creator, as loaded with the game (read again after a seat write)."""
+    cached: Roster | None = game.__dict__.get("_roster")
+    if cached is None:
+        with prepared_cursor(connection) as cursor:
+            cursor.execute(_ROSTER_SQL, [game.pk])
+            row = cursor.fetchone()
+        cached = _roster_from(row[0], row[1]) if row else Roster("", ())
+        game.__dict__["_roster"] = cached
+    return cached
+
+
+def attach_rosters(games: Sequence[Game]) -> None:
+    """Read the rosters of ``games`` (a page of a listing) in one statement."""
+    missing = {g.pk: g for g in games if "_roster" not in g.__dict__}
+    if not missing:
+        return
+    with prepared_cursor(connection) as cursor:
+        cursor.execute(_ROSTERS_SQL, [list(missing)])
+        for game_id, creator, rows in cursor.fetchall():
+            missing[game_id].__dict__["_roster"] = _roster_from(creator, rows)
+
+
+def forget_roster(game: Game) -> None:
+    """Seats changed (inside the game's lock): the next :func:`roster` reads them again."""
+    game.__dict__.pop("_roster", None)
+
+
+def _fetch_game(sql: str, game_id: int) -> tuple[Game, Sequence[Any]]:
+    """Run ``sql`` (the game's columns, then others) for ``game_id``: the game and the other columns (404
+    problem if there is no such game)."""
+    with prepared_cursor(connection) as cursor:
+        cursor.execute(sql, [game_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise Problem(404, "game_not_found", "No such game.")
+    n = len(_GAME_ATTNAMES)
+    return _game_from(row[:n]), row[n:]
+
+
+def lock_game(game_id: int) -> Game:
+    """The game row, locked until the end of the current transaction, with its roster."""
+    game, (creator, seats, revision_before_lock) = _fetch_game(_LOCK_SQL, game_id)
+    if revision_before_lock == game.revision:  # else the roster read may be stale: read it when needed
+        game.__dict__["_roster"] = _roster_from(creator, seats)
+    return game
+
+
+def lock_running(game_id: int) -> Game | None:
+    """The game locked with its roster (as :func:`lock_game`) if it exists and is running, else ``None``:
+    what timers and bots act on."""
+    try:
+        game = lock_game(game_id)
+    except Problem:
+        return None
+    return game if game.status == GameStatus.RUNNING else None
+
+
+def get_game(game_id: int) -> Game:
+    """The game with its roster, read in one statement."""
+    game, (creator, seats) = _fetch_game(_READ_SQL, game_id)
+    game.__dict__["_roster"] = _roster_from(creator, seats)
+    return game
+
+
+def seat_of(game: Game, player: Player | None) -> RosterSeat | None:
+    if player is None or not player.is_authenticated:
+        return None
+    return next((s for s in roster(game).seats if s.player_id == player.pk), None)
+
+
+def viewer_for(game: Game, player: Player | None, *, for_write: bool = False) -> Viewer:
+    """The seat the player views (or acts) as; ``None`` for a spectator. Raises 404 when the player may not
+    see the game at all, 403 ``not_seated`` when they may watch but not act."""
+    seat = seat_of(game, player)
+    if seat is not None and (game.status != GameStatus.RUNNING or seat.position is not None):
+        if for_write and seat.position is None:
+            raise Problem(409, "not_started", "The game has not started.")
+        return seat.position
+    visible = (
+        game.status in (GameStatus.OPEN, GameStatus.OVER)
+        or game.allow_spectators
+        or (player is not None and player.is_staff)
+    )
+    if not visible:
+        raise Problem(404, "game_not_found", "No such game.")
+    if for_write:
+        raise Problem(403, "not_seated", "You have no seat in this game.")
+    return None
+
+
+def machine_seats(game: Game, rs: Ruleset[Any], state: Any) -> frozenset[int]:
+    """The seats a machine plays now: bot seats, and seats on autopilot (played by the ``sensible`` bot)."""
+    bots = frozenset(s.position for s in roster(game).seats if s.is_bot and s.position is not None)
+    return bots | autopilot_seats(rs, state)
+
+
+def autopilot_seats(rs: Ruleset[Any], state: Any) -> frozenset[int]:
+    seats = getattr(rs, "autopilot_seats", None)
+    return frozenset(seats(state)) if seats is not None else frozenset()

@@ -1,0 +1,168 @@
+"""The command path: a player's command, from its JSON to its events and the response.
+
+Parse and authorize (the caller's seat), the ``Idempotency-Key`` (a stored response is served again),
+``If-Match`` (optimistic concurrency, checked inside the game row's lock), a passed deadline applied first,
+``ruleset.decide``, then the append (:func:`games.services.append.append_decided`, which also schedules
+the timers and bots that follow). The service is generic: it talks to the game only through the
+:class:`games.rules.core.Ruleset` protocol.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection, transaction
+from django.utils import timezone
+from rest_framework.utils.encoders import JSONEncoder
+
+from critters_api.problems import Problem, rule_error_problem
+from games import store
+from games.loading import load_state, ruleset_for
+from games.models import CommandResult, Game, GameStatus
+from games.roster import autopilot_seats, lock_game, viewer_for
+from games.rules.core import Context, ErrorKind, RuleError, Viewer
+from games.selectors import viewer_state
+from players.models import Player
+
+from . import timers
+from .append import append_decided
+
+
+@dataclass(slots=True)
+class CommandResponse:
+    """What a command produced: an HTTP status and body (the viewer's new state, or a problem), the ETag."""
+
+    status: int
+    body: dict[str, Any]
+    etag: str = ""
+    replayed: bool = False
+    game_id: int = 0
+
+
+def _request_hash(game_id: int, command_json: Mapping[str, Any]) -> str:
+    return hashlib.sha256(store.canonical_json({"game": game_id, "command": dict(command_json)})).hexdigest()
+
+
+def _try_key_lock(player_id: int, game_id: int, key: str) -> bool:
+    digest = hashlib.sha256(f"idempotency:{player_id}:{game_id}:{key}".encode()).digest()
+    lock_id = int.from_bytes(digest[:8], "big", signed=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [lock_id])
+        row = cursor.fetchone()
+    return bool(row and row[0])
+
+
+def _idempotent_replay(player: Player, game_id: int, key: str, request_hash: str) -> CommandResponse | None:
+    """The stored response to this key, if any. A key is scoped to its game (the same key on another game is
+    another request): the lookup stays inside one game, as every statement of a command does (a database
+    distributed by game answers it from one shard, docs/SCALING.md)."""
+    if not _try_key_lock(player.pk, game_id, key):
+        raise Problem(
+            409, "idempotency_key_in_use", "A request with this Idempotency-Key is still being processed."
+        )
+    stored = CommandResult.objects.filter(game_id=game_id, player=player, key=key).first()
+    if stored is None:
+        return None
+    if stored.request_hash != request_hash:
+        raise Problem(422, "idempotency_key_reused", "This Idempotency-Key was used for a different request.")
+    return CommandResponse(
+        stored.status_code, stored.response, stored.etag, replayed=True, game_id=stored.game_id
+    )
+
+
+def game_command(
+    *,
+    game_id: int,
+    player: Player,
+    command_json: Mapping[str, Any],
+    idempotency_key: str | None = None,
+    if_match: str | None = None,
+    render: Callable[[Game, Any, Viewer], dict[str, Any]] | None = None,
+) -> CommandResponse:
+    """Apply one player command (``{"type": ..., ...fields}``) for the caller's seat.
+
+    Rule errors come back as a problem response (and are stored under the idempotency key like successes);
+    precondition and access errors raise :class:`Problem` (nothing stored). ``render`` builds the success
+    body from the game, the new state and the viewer (default: :func:`games.selectors.viewer_state`)."""
+    make_body = render or viewer_state
+    request_hash = _request_hash(game_id, command_json)
+    with transaction.atomic():
+        if idempotency_key is not None:
+            replay = _idempotent_replay(player, game_id, idempotency_key, request_hash)
+            if replay is not None:
+                return replay
+        game = lock_game(game_id)
+        seat = viewer_for(game, player, for_write=True)
+        if if_match is not None and not etag_matches(if_match, game.etag):
+            raise Problem(
+                412, "precondition_failed", "The game has changed since the ETag you sent.", etag=game.etag
+            )
+        if game.status != GameStatus.RUNNING:
+            code = "game_over" if game.status == GameStatus.OVER else "not_started"
+            raise Problem(409, code, f"The game is {game.status}.")
+        rs = ruleset_for(game)
+        state = load_state(game, rs)
+        now = timezone.now()
+        if game.deadline_at is not None and game.deadline_at <= now and game.step_no is not None:
+            # a passed deadline is applied before anything else (correctness never waits on the worker)
+            before = game.etag
+            state = timers.expire_locked(game, rs, state, now)
+            if if_match is not None and game.etag != before:
+                raise Problem(
+                    412,
+                    "precondition_failed",
+                    "The step's deadline passed: the game has changed.",
+                    etag=game.etag,
+                )
+            if game.status != GameStatus.RUNNING:
+                raise Problem(409, "game_over", "The game is over.")
+        try:
+            command = rs.command_from_json(command_json, seat)
+            if seat in autopilot_seats(rs, state) and command.TYPE not in rs.autopilot_player_commands:
+                raise RuleError(
+                    "autopilot_on",
+                    "Your seat is on autopilot: take it back first (TakeBackSeat).",
+                    kind=ErrorKind.CONFLICT,
+                )
+            events = rs.decide(state, command, Context(now=now))
+        except RuleError as exc:
+            status, body = rule_error_problem(exc)
+            response = CommandResponse(status, body, game.etag, game_id=game.pk)
+        else:
+            command_id = idempotency_key or f"cmd:{uuid.uuid4()}"
+            state = append_decided(
+                game,
+                rs,
+                command,
+                events,
+                state=state,
+                command_id=command_id,
+                actor_id=player.pk,
+                now=now,
+            )
+            body = make_body(game, state, seat)
+            if idempotency_key is not None:  # stored as served, so that a retry gets the same bytes
+                body = json.loads(json.dumps(body, cls=JSONEncoder))
+            response = CommandResponse(200, body, game.etag, game_id=game.pk)
+        if idempotency_key is not None:
+            CommandResult.objects.create(
+                player=player,
+                key=idempotency_key,
+                game=game,
+                request_hash=request_hash,
+                status_code=response.status,
+                response=response.body,
+                etag=response.etag,
+            )
+    return response
+
+
+def etag_matches(header: str, etag: str) -> bool:
+    """``If-Match``: ``*`` or a list of entity tags, one of which is the current (strong comparison)."""
+    candidates = [part.strip() for part in header.split(",")]
+    return "*" in candidates or etag in candidates

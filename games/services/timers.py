@@ -1,0 +1,86 @@
+"""What each timer does to one game, the game row locked: a passed deadline (:func:`expire_locked`), a
+deadline warning (:func:`warn_locked`), a deadline extended after a timer outage (:func:`extend_for_outage`).
+
+The same code for every path that finds a timer due: the sweeper and the ETA tasks (:mod:`games.deadlines`),
+the bots, and a player's request (correctness never waits on the worker). A paused game's timer is the end of
+its pause: applied as a deadline, never extended.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from games.loading import load_state, ruleset_for
+from games.models import Game
+from games.roster import lock_running
+from games.rules.core import RuleError, Ruleset
+
+from .append import system_command
+
+logger = logging.getLogger(__name__)
+
+
+def expire_locked(game: Game, rs: Ruleset[Any], state: Any, now: datetime) -> Any:
+    """Apply the deadline of the locked game's current step if it has passed at ``now`` (R7.2/R7.3, R7.5);
+    the same path for the sweeper, the ETA task and a request that finds the deadline passed."""
+    waiting = rs.waiting(state)
+    if waiting is None or waiting.due_at is None or waiting.due_at > now:
+        return state
+    step_no = waiting.step_no
+    return system_command(
+        game, rs, state, rs.expire_command(step_no), now, f"expire:{step_no}:{uuid.uuid4().hex[:8]}"
+    )
+
+
+def game_expire(*, game_id: int, step_no: int, now: datetime | None = None) -> int:
+    """A deadline timer fired for step ``step_no``: apply the ruleset's expire command (a no-op when stale:
+    another step, not due yet, or the game is not running). Returns the number of events appended."""
+    with transaction.atomic():
+        game = lock_running(game_id)
+        if game is None or game.step_no != step_no:
+            return 0
+        before = game.version
+        rs = ruleset_for(game)
+        expire_locked(game, rs, load_state(game, rs), now or timezone.now())
+        return game.version - before
+
+
+def warn_locked(game: Game, now: datetime) -> None:
+    """Warn of the locked game's deadline (a ``DeadlineNear`` event) if the warning is due at ``now``; a
+    refused warning is logged and taken off the game row (never retried)."""
+    rs = ruleset_for(game)
+    state = load_state(game, rs)
+    if game.step_no is None or game.warn_at is None or game.warn_at > now:
+        return
+    try:
+        system_command(
+            game, rs, state, rs.warn_command(game.step_no), now, f"warn:{game.step_no}:{uuid.uuid4().hex[:8]}"
+        )
+    except RuleError:
+        logger.exception("the deadline warning of game %s was refused", game.pk)
+        game.warn_at = None
+        game.save(update_fields=["warn_at"])
+
+
+def extend_for_outage(game: Game, rs: Ruleset[Any], state: Any, now: datetime) -> Any:
+    """Extend the step's deadline that fell due during the outage; the new state (the same when the rules
+    extend nothing: a paused game's timer is the end of its pause, which is applied, not extended)."""
+    waiting = rs.waiting(state)
+    assert waiting is not None
+    step_seconds = rs.step_seconds(state) or settings.DEADLINE_OUTAGE_GRACE
+    seconds = max(1, min(settings.DEADLINE_OUTAGE_GRACE, step_seconds))
+    return system_command(
+        game,
+        rs,
+        state,
+        rs.extend_command(waiting.step_no, seconds, "outage"),
+        now,
+        f"outage:{waiting.step_no}:{uuid.uuid4().hex[:8]}",
+    )
