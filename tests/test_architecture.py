@@ -24,10 +24,7 @@ SLUGS = frozenset(RULESETS) | {"goodcritters", "loose_triggers", "were_cats"}
 HOSTING = ("games", "notifications", "critters_api", "players")
 
 # Branches on a slug that are known and on their way out: path -> (how many, why).
-KNOWN: dict[str, tuple[int, str]] = {
-    "games/audit/public.py": (1, "audit helper removes"),
-    "games/audit/verify.py": (1, "audit helper removes"),
-}
+KNOWN: dict[str, tuple[int, str]] = {}
 
 
 def hosting_files() -> Iterator[Path]:
