@@ -3,16 +3,18 @@ clock the deadlines run on (the sweeper is called with an explicit ``now``, as i
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
 from critters_api import error_codes
 from games import deadlines, services
-from games.models import Event, Game
+from games.api.commands import kebab
+from games.models import Event, Game, GameStatus
 from tests.conftest import Api, assert_problem
 from tests.table.test_games_api import _open, play_to_end
 
-__all__ = ["Seated", "open_game", "play_to_end"]
+__all__ = ["Seated", "drive", "open_game", "play_to_end"]
 
 
 class Seated:
@@ -116,3 +118,40 @@ def problem(response: Any, status: int, code: str) -> dict[str, Any]:
     body = assert_problem(response, status, code)
     assert code in DOCUMENTED, f"{code} is not in the error catalogue"
     return body
+
+
+def drive(
+    t: Seated,
+    active: Mapping[int, Api],
+    *,
+    until: Callable[[Any], bool] | None = None,
+    max_steps: int = 3_000,
+    salt: int = 0,
+) -> Any:
+    """Play on over HTTP: the seats in ``active`` send what the sensible bot would, the machine seats are
+    played by the service, every other seat stays away; when nobody moves, the sweeper runs at the step's
+    deadline. Stops when the game is over or ``until(server state)`` holds; returns the server state."""
+    for _ in range(max_steps):
+        services.bots_play(t.game_id, max_steps=100_000)
+        game = t.game()
+        rs = services.ruleset_for(game)
+        state = services.load_state(game, rs)
+        if game.status == GameStatus.OVER or (until is not None and until(state)):
+            return state
+        machines = services.machine_seats(game, rs, state)
+        moved = False
+        for seat, api in sorted(active.items()):
+            if seat in machines:
+                continue
+            command: Any = rs.bot_command(state, seat, strategy="sensible", salt=salt)
+            if command is None:
+                continue
+            body = {k: v for k, v in rs.command_to_json(command).items() if k not in ("type", "reason")}
+            response = api.command(t.game_id, kebab(command.TYPE), body)
+            assert response.status_code == 200, (command, response.content)
+            moved = True
+            break
+        if not moved:
+            assert game.deadline_at is not None, f"game {t.game_id}: nobody can move and no deadline runs"
+            sweep_past(game.deadline_at)
+    raise AssertionError(f"game {t.game_id} did not get there in {max_steps} steps")
