@@ -212,7 +212,7 @@ def _later(t: Seated, version: int) -> Callable[[Any], bool]:
 
 def test_loose_triggers_secrets_stay_hidden_from_seats_and_spectators_until_the_end() -> None:
     """LT7.2 (as R8.3): Pals, hands, choices, stacks, face-down cards, deck orders and the seed."""
-    t = open_game("loose_triggers", 5, ["sensible"], OPTIONS)
+    t = open_game("loose_triggers", 6, [], OPTIONS)  # every seat a viewer: the Bagman is one of them
     spectator = make_api()
     checker = Checker(t, spectator)
     checker.check()  # the first display: two face-down cards (LT2.1)
