@@ -11,6 +11,7 @@ searched field by field (card ids and seats are small ints: a substring search w
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -146,6 +147,7 @@ class Checker:
         self.viewers: list[tuple[int | None, Api]] = [*sorted(t.by_seat.items()), (None, spectator)]
         self.totals: dict[str, int] = {}
         self.events_checked = 0
+        self.whispers: list[tuple[str, set[int]]] = []  # private messages: (text, the seats that may read it)
 
     def check(self) -> None:
         t = self.t
@@ -168,6 +170,9 @@ class Checker:
             _no_order_or_seed(r.json(), g, f"{where} /states")
             _check_view(r.json()["state"], viewer, g, f"{where} /states")
             feed = t.feed(api)
+            text = json.dumps(feed)
+            for whisper, readers in self.whispers:  # talk is secret too, when private (LT2.2)
+                assert (whisper in text) == (viewer in readers), (where, whisper)
             polled = api.get(f"{t.url}/events", after=max(0, version - 5), wait=1)  # the long-poll
             assert polled.status_code == 200, polled.content
             for page in (feed, polled.json()):
@@ -229,6 +234,9 @@ def test_loose_triggers_secrets_stay_hidden_from_seats_and_spectators_until_the_
     hand = [c["card"] for c in t.state(a)["seats"][a]["hand"]]
     t.ok(a, "choose-action", {"card": hand[-1]})
     assert t.state(a)["seats"][a]["chosen"] == hand[-1]
+    whisper = f"the face-down card is a relic {uuid.uuid4().hex}"
+    t.ok(a, "send-message", {"text": whisper, "to": [b]})
+    checker.whispers.append((whisper, {a, b}))
     checker.check()
 
     # the rest of the game, checked every few events
@@ -266,6 +274,7 @@ def test_loose_triggers_secrets_stay_hidden_from_seats_and_spectators_until_the_
         assert chosen
         assert all(e["card"] is not None for e in chosen)
         assert feed["head_hash"] is not None
+        assert whisper in json.dumps(feed)  # the talk is part of the public record once over
         assert all(i["hash"] is not None for i in feed["events"])
     record = spectator.get(f"{t.url}/record")
     assert record.status_code == 200, record.content

@@ -171,6 +171,12 @@ def test_loose_triggers_by_web_countdown_ready_absence_handover_pause_resign_to_
     assert old["viewer"] is None
     assert old["state"]["seats"][absent]["hand"] is None
     left = t.by_seat.pop(absent)
+    started = t.feed(left)["events"][0]["event"]  # the feed too: the old player is a spectator now (R8.3)
+    assert started["type"] == "GameStarted"
+    assert started["hands"] == [None] * len(started["hands"])
+    assert started["pals"] == [None] * len(started["pals"])
+    mine = t.feed(newcomer)["events"][0]["event"]
+    assert mine["hands"][absent] is not None
     t.by_seat[absent] = newcomer
     problem(left.command(t.game_id, "resign"), 403, "not_seated")
 
