@@ -248,3 +248,62 @@ def test_loose_triggers_by_web_countdown_ready_absence_handover_pause_resign_to_
     verdict = t.creator.get(f"{t.url}/verify")
     assert verdict.status_code == 200, verdict.content
     assert verdict.json()["ok"] is True, verdict.json()
+
+
+def _card_of(t: Seated, seat: int, kind: str) -> int:
+    card: int = next(c["card"] for c in t.state(seat)["seats"][seat]["hand"] if c["kind"] == kind)
+    return card
+
+
+def test_loose_triggers_defaults_at_each_deadline_give_pick_grab() -> None:
+    """The defaults of LT7.1's deadlines over HTTP, for players who stay away (no extension, no autopilot):
+    ``give`` gives the card to the next living player clockwise after the previous receiver, starting after
+    the Bagman (LT2.3); ``pick`` takes a random card of the Sitting Duck's stack (LT4.1); the grab takes three
+    from the top of the Action deck (LT4.2); every deadline is in the record (R7.5)."""
+    options = {**OPTIONS, "absence": {"extensions": 0, "autopilot_after": None}}
+    t = open_game("loose_triggers", 5, [], options)
+    n = 5
+    bagman = t.state()["bagman"]
+
+    # LT2.3: the Bagman stays away twice
+    for _ in range(2):
+        sweep_past(due(t.play()))
+    given = t.events("LootGiven")
+    assert [(e["slot"], e["to"]) for e in given] == [(0, (bagman + 1) % n), (0, (bagman + 2) % n)]
+    assert [e["step"] for e in t.events("DeadlinePassed")] == ["give", "give"]
+    duck = (bagman + 1) % n  # holds one Loot card and takes no part: a Sitting Duck (LT3.5)
+    shooter, grabber = (bagman + 3) % n, (bagman + 4) % n
+    bang, grab = _card_of(t, shooter, "BANG!"), _card_of(t, grabber, "GRAB!")
+    t.ok(shooter, "aim", {"target": duck})
+    t.ok(grabber, "aim", {"target": shooter})
+    _close_countdown(t)
+    t.ok(shooter, "choose-action", {"card": bang})
+    t.ok(shooter, "set-ready", {"ready": True})
+    t.ok(grabber, "choose-action", {"card": grab})
+    t.ok(grabber, "set-ready", {"ready": True})
+    assert t.events("BangFired")[0]["outcome"] == "hit"
+
+    # LT4.1: the shooter may pick from the Sitting Duck's stack, and stays away
+    play = t.play()
+    assert (play["step"], play["waiting_on"]) == ("pick", [shooter])
+    stack = [c["card"] for c in t.state(shooter)["seats"][duck]["stack"]]  # the picker sees it
+    assert len(stack) == 1
+    sweep_past(due(play))
+    taken = t.events("LootTaken")
+    assert [(e["seat"], e["victim"], e["card"], e["chosen"]) for e in taken] == [
+        (shooter, duck, stack[0], False)
+    ]
+
+    # LT4.2: the grabber stays away too
+    play = t.play()
+    assert (play["step"], play["waiting_on"]) == ("grab", [grabber])
+    deck = services.load_state(t.game(), services.ruleset_for(t.game())).game.action_deck
+    sweep_past(due(play))
+    grabbed = t.events("CardGrabbed")
+    assert [(e["seat"], e["source"], e["card"]) for e in grabbed] == [
+        (grabber, "action", card) for card in deck[:3]
+    ]
+    assert [e["step"] for e in t.events("DeadlinePassed")] == ["give", "give", "countdown", "pick", "grab"]
+    assert t.play()["step"] == "give"  # the Discussion is over, the deal goes on (LT2.4)
+    game = play_to_end(t.game_id, {api.player.pk: api for api in t.by_seat.values()})
+    assert game.status == "over"
