@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from games.models import Game
 from tests.conftest import Api, make_api, start_table
 from tests.table.helpers import Seated, drive, open_game, problem, sweep_past
 
@@ -156,3 +157,33 @@ def test_malformed_were_cats_commands_are_refused_and_change_nothing() -> None:
 def test_loose_triggers_shapes_on_a_goodcritters_game_are_refused_and_change_nothing() -> None:
     table = start_table(4)
     _refused(table.apis[0], table.game_id, GC_CASES)
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "options", "key"),
+    [
+        ("loose_triggers", {"deadlines": {"give": 0}}, "deadlines.give"),
+        ("loose_triggers", {"deadlines": {"give": 1.5}}, "deadlines.give"),
+        ("loose_triggers", {"deadlines": {"countdown": 10}}, "deadlines.countdown"),  # the game's option
+        ("loose_triggers", {"deadlines": []}, "deadlines"),
+        ("loose_triggers", {"countdown": "30"}, "countdown"),
+        ("loose_triggers", {"max_retargets": 11}, "max_retargets"),
+        ("loose_triggers", {"max_rounds": 3}, "max_rounds"),  # Were-cats'
+        ("loose_triggers", {"absence": {"extensions": -1}}, "absence.extensions"),
+        ("were_cats", {"deadlines": {"give": 10}}, "deadlines.give"),  # Loose Triggers' step
+        ("were_cats", {"deadlines": {"act": True}}, "deadlines.act"),
+        ("were_cats", {"max_rounds": 0}, "max_rounds"),
+        ("were_cats", {"pause_by": "anyone"}, "pause_by"),
+    ],
+)
+def test_bad_options_of_the_table_games_are_refused_with_their_key(
+    ruleset: str, options: dict[str, Any], key: str
+) -> None:
+    """LT7.1, WC4.1: the options are validated as GoodCritters' are (422 ``invalid_options`` naming the key);
+    no game is made."""
+    api = make_api()
+    seats = 4 if ruleset == "loose_triggers" else 2
+    r = api.post("/api/v1/games", {"ruleset": ruleset, "seats": seats, "options": options})
+    body = problem(r, 422, "invalid_options")
+    assert body["details"]["key"] == key
+    assert not Game.objects.exists()
