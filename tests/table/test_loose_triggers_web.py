@@ -150,6 +150,9 @@ def test_loose_triggers_by_web_countdown_ready_absence_handover_pause_resign_to_
 
     # the service's bots play the seat on autopilot: shot at, it aims back (the sensible bot)
     t.ok(creator, "aim", {"target": absent})
+    # the seat may join now, but not its absent player: what the service refuses is not listed as legal
+    assert sorted(t.body(absent)["legal_commands"]) == ["Resign", "SendMessage", "TakeBackSeat"]
+    problem(t.command(absent, "aim", {"target": creator}), 409, "autopilot_on")
     seq = t.version()
     assert services.bots_play(t.game_id) >= 1
     row = Event.objects.get(game_id=t.game_id, seq__gt=seq, type="Aimed")
