@@ -397,7 +397,7 @@ class Table:
             extra.append(cmd.TakeBackSeat.TYPE)
         elif settings.pause_by == "vote" and seat not in state.pause_votes:
             extra.append(cmd.VotePause.TYPE)
-        if state.paused_at is not None:
+        if state.paused_at is not None or state.autopilot[seat]:  # a bot plays the seat: no game command
             return [*extra, cmd.Resign.TYPE, cmd.SendMessage.TYPE]
         out = list(self.game.legal_commands(state.game, seat))
         w = self.game.waiting(state.game)
