@@ -157,6 +157,9 @@ def test_loose_triggers_by_web_countdown_ready_absence_handover_pause_resign_to_
     assert services.bots_play(t.game_id) >= 1
     row = Event.objects.get(game_id=t.game_id, seq__gt=seq, type="Aimed")
     assert (row.data["seat"], row.data["target"], row.actor_id) == (absent, creator, None)
+    # the bot played, the player did not come back: the record does not say so, nor the count of misses
+    assert absent not in [e["seat"] for e in t.events("PlayerReturned")]
+    assert t.play()["seats"][absent]["misses"] == 2
     t.ok(quitter, "aim", {"target": creator})  # joins: the Countdown restarts once more
 
     # --- the creator hands the abandoned seat to a new player, who then plays it
