@@ -268,7 +268,7 @@ class Table:
         w = self.game.waiting(before.game)
         run.play(command)
         state = run.state
-        if state.misses[seat]:
+        if state.misses[seat] and not state.autopilot[seat]:  # by itself, not the autopilot's bot
             run.emit(ev.PlayerReturned(seat=seat))
         if w is not None and w.ready and state.ready[seat] and w.step_no == state.step_no:
             run.emit(ev.ReadySet(seat=seat, ready=False))  # any change clears the seat's ready flag (R2.4)
