@@ -171,6 +171,10 @@ def test_loose_triggers_by_web_countdown_ready_absence_handover_pause_resign_to_
     assert [e["type"] for e in t.events()[-2:]] == ["AutopilotReleased", "SeatHandedOver"]
     theirs = t.body(api=newcomer)
     assert theirs["viewer"] == absent
+    uid = theirs["state"]["play"]["seats"][absent]["player"]
+    assert uid == f"p{newcomer.player.pk}"
+    assert theirs["state"]["players"][absent] == uid
+    assert theirs["state"]["seats"][absent]["player"] == uid  # the game's view of the seat says so too
     assert theirs["state"]["seats"][absent]["hand"] is not None
     assert theirs["state"]["play"]["seats"][absent]["autopilot"] is False
     old = t.body(absent)
