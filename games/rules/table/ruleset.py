@@ -432,7 +432,7 @@ class Table:
         settings = state.settings
         assert settings is not None
         end = pause_end(state)
-        out["players"] = list(state.players)
+        _holders(out, state)
         out["play"] = {
             "step": None if w is None else w.step,
             "step_no": state.step_no,
@@ -465,7 +465,7 @@ class Table:
             return self.view_for(state, None)
         out = self.view_for(state, None)
         out.update(full(state.game))
-        return out
+        return _holders(out, state) if state.opened else out
 
     def redact_event(self, event: Any, viewer: Viewer, *, terminal: bool) -> JSON:
         if type(event) not in _HANDLERS:
@@ -583,6 +583,18 @@ class Table:
 
 def _parse(value: str | None) -> datetime | None:
     return None if value is None else datetime.fromisoformat(value)
+
+
+def _holders(out: JSON, state: TableState) -> JSON:
+    """The seats' holders as the table knows them, in the game's view too (``players``, and each seat's
+    ``player``): a hand-over changes them, the game's own state never learns of it."""
+    out["players"] = list(state.players)
+    seats = out.get("seats")
+    if isinstance(seats, list):
+        for s, seat in enumerate(seats[: state.n]):
+            if isinstance(seat, dict) and "player" in seat:
+                seat["player"] = state.players[s]
+    return out
 
 
 def pause_end(state: TableState) -> datetime | None:
