@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from tests.table.helpers import open_game, sweep_past
+from tests.table.helpers import open_game, problem, sweep_past
 
 pytestmark = pytest.mark.django_db
 
@@ -81,3 +81,27 @@ def test_a_resigned_bagman_gives_every_card_at_once_round_robin() -> None:
     assert all(e["bagman"] == bagman for e in given)
     assert [e["to"] for e in given[:5]] == [(bagman + i) % 5 for i in range(1, 6)]  # LT2.3's order
     assert bagman not in body["state"]["winners"]
+
+
+def test_players_pause_and_resume_by_vote_and_a_seat_on_autopilot_does_not_vote() -> None:
+    """``pause_by: vote`` on a table game (ruling 28): a strict majority of the seats not resigned and not on
+    autopilot pauses, and resumes; the creator's endpoints are refused (409 ``pause_by_vote``)."""
+    options = {"deadlines": DEADLINES, "pause_by": "vote", "absence": {"extensions": 0, "autopilot_after": 1}}
+    t = open_game("were_cats", 5, [], options)
+    absent = t.play()["waiting_on"][0]  # the first chooser stays away: on autopilot after one miss
+    sweep_past(datetime.fromisoformat(t.play()["due_at"]))
+    assert t.play()["seats"][absent]["autopilot"] is True
+    voters = sorted(s for s in t.by_seat if s != absent)
+    problem(t.creator.post(f"{t.url}/pause"), 409, "pause_by_vote")
+    problem(t.command(absent, "vote-pause", {"pause": True}), 409, "autopilot_on")
+    t.ok(voters[0], "vote-pause", {"pause": True})
+    t.ok(voters[1], "vote-pause", {"pause": True})
+    assert not t.events("GamePaused")  # 2 of the 4 who vote: no majority
+    t.ok(voters[2], "vote-pause", {"pause": True})
+    assert [e["by"] for e in t.events("GamePaused")] == ["vote"]
+    chooser = t.play()["waiting_on"][0]
+    problem(t.command(chooser, "choose-starting-coins", {"kind": "dime"}), 409, "paused")
+    for seat in voters[:3]:
+        t.ok(seat, "vote-pause", {"pause": False})
+    assert [e["by"] for e in t.events("GameResumed")] == ["vote"]
+    assert t.play()["paused_at"] is None
