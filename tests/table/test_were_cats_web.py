@@ -175,3 +175,33 @@ def test_were_cats_by_web_deadlines_defaults_absence_pause_resignation_to_the_en
     verdict = t.creator.get(f"{t.url}/verify")
     assert verdict.status_code == 200, verdict.content
     assert verdict.json()["ok"] is True, verdict.json()
+
+
+def test_were_cats_an_abandoned_seat_handed_to_a_bot_is_played_by_it_to_the_end() -> None:
+    """WC4.3 with the absent-player policy: on autopilot after its misses, the seat is handed by the creator
+    to a bot for good (``SeatHandedOver``); the game's view names the bot; the bot plays it to the end."""
+    options = {"deadlines": DEADLINES, "max_rounds": 2, "absence": {"extensions": 0, "autopilot_after": 1}}
+    t = open_game("were_cats", 3, [], options)
+    absent = sorted(s for s in t.by_seat if s != t.creator_seat)[0]
+    present = {s: api for s, api in t.by_seat.items() if s != absent}
+    drive(t, present, until=lambda s: bool(s.autopilot[absent]))
+    url = f"{t.url}/seats/{absent}/hand-over"
+    r = t.creator.post(url, {"to": "bot", "strategy": "random"})
+    assert r.status_code == 200, r.content
+    assert r.json()["players"][absent]["bot"] == "random"
+    handed = t.events("SeatHandedOver")
+    assert [(e["seat"], e["to"]) for e in handed] == [(absent, "bot")]
+    view = t.state()
+    assert view["seats"][absent]["player"] == handed[0]["player"] == view["players"][absent]
+    assert view["play"]["seats"][absent]["autopilot"] is False
+    problem(t.command(absent, "pass", {}), 403, "not_seated")  # the old player has no seat now
+    seq = t.version()
+    game = drive(t, present)
+    assert game.game.phase == "over"
+    rows = Event.objects.filter(game_id=t.game_id, seq__gt=seq, actor=None, data__seat=absent)
+    assert any(
+        row.data.get("reason") is None for row in rows if row.type != "PlayerReturned"
+    )  # its own moves
+    verdict = t.creator.get(f"{t.url}/verify")
+    assert verdict.status_code == 200, verdict.content
+    assert verdict.json()["ok"] is True, verdict.json()
