@@ -159,6 +159,7 @@ def test_were_cats_by_web_deadlines_defaults_absence_pause_resignation_to_the_en
     final = t.state(creator)
     assert final["over"] is True
     assert final["play"]["seats"][quitter]["resigned"] is True
+    assert quitter not in final["winners"]  # WC4.3 as R7.4: a resigned seat cannot win
 
     defaults = _check_defaults(t)
     if resigner == "creator" or not absence["autopilot_after"]:
