@@ -293,7 +293,7 @@ class Table:
         w = self._waiting(before.game)
         run.play(command)
         state = run.state
-        if state.misses[seat]:
+        if state.misses[seat] and not state.autopilot[seat]:  # by itself, not the autopilot's bot
             run.emit(ev.PlayerReturned(seat=seat))
         if w is not None and w.ready and state.ready[seat] and w.step_no == state.step_no:
             run.emit(ev.ReadySet(seat=seat, ready=False))  # any change clears the seat's ready flag (R2.4)
@@ -422,7 +422,7 @@ class Table:
             extra.append(cmd.TakeBackSeat.TYPE)
         elif settings.pause_by == "vote" and seat not in state.pause_votes:
             extra.append(cmd.VotePause.TYPE)
-        if state.paused_at is not None:
+        if state.paused_at is not None or state.autopilot[seat]:  # a bot plays the seat: no game command
             return [*extra, cmd.Resign.TYPE, cmd.SendMessage.TYPE]
         out = list(self.game.legal_commands(state.game, seat))
         w = self._waiting(state.game)
@@ -457,7 +457,7 @@ class Table:
         settings = state.settings
         assert settings is not None
         end = pause_end(state)
-        out["players"] = list(state.players)
+        _holders(out, state)
         out["play"] = {
             "step": None if w is None else w.step,
             "step_no": state.step_no,
@@ -490,7 +490,7 @@ class Table:
             return self.view_for(state, None)
         out = self.view_for(state, None)
         out.update(full(state.game))
-        return out
+        return _holders(out, state) if state.opened else out
 
     def redact_event(self, event: Any, viewer: Viewer, *, terminal: bool) -> JSON:
         if type(event) not in _HANDLERS:
@@ -608,6 +608,18 @@ class Table:
 
 def _parse(value: str | None) -> datetime | None:
     return None if value is None else datetime.fromisoformat(value)
+
+
+def _holders(out: JSON, state: TableState) -> JSON:
+    """The seats' holders as the table knows them, in the game's view too (``players``, and each seat's
+    ``player``): a hand-over changes them, the game's own state never learns of it."""
+    out["players"] = list(state.players)
+    seats = out.get("seats")
+    if isinstance(seats, list):
+        for s, seat in enumerate(seats[: state.n]):
+            if isinstance(seat, dict) and "player" in seat:
+                seat["player"] = state.players[s]
+    return out
 
 
 def pause_end(state: TableState) -> datetime | None:
