@@ -8,9 +8,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from critters_api import error_codes
-from games import deadlines, services
+from games import deadlines, loading, roster
 from games.api.commands import kebab
 from games.models import Event, Game, GameStatus
+from games.services import bots
 from tests.conftest import Api, assert_problem
 from tests.table.test_games_api import _open, play_to_end
 
@@ -64,7 +65,7 @@ class Seated:
 
     def server_state(self) -> Any:
         game = self.game()
-        return services.load_state(game, services.ruleset_for(game))
+        return loading.load_state(game, loading.ruleset_for(game))
 
     def events(self, *types: str, after: int = 0) -> list[dict[str, Any]]:
         rows = Event.objects.filter(game_id=self.game_id, seq__gt=after).order_by("seq")
@@ -101,7 +102,7 @@ TIMERS = ("deadline_at", "warn_at")
 
 def sweep(at: datetime) -> deadlines.SweepReport:
     """The sweeper runs at ``at``: every deadline and warning due by then is applied. Not its safety net for
-    bot turns whose task was lost (tests play the machine seats by calling ``services.bots_play`` where they
+    bot turns whose task was lost (tests play the machine seats by calling ``bots.bots_play`` where they
     mean them to play, so a scripted scene stays the same whoever the seed makes the Bagman)."""
     return deadlines.sweep(now=at, timers=TIMERS)
 
@@ -132,13 +133,13 @@ def drive(
     played by the service, every other seat stays away; when nobody moves, the sweeper runs at the step's
     deadline. Stops when the game is over or ``until(server state)`` holds; returns the server state."""
     for _ in range(max_steps):
-        services.bots_play(t.game_id, max_steps=100_000)
+        bots.bots_play(t.game_id, max_steps=100_000)
         game = t.game()
-        rs = services.ruleset_for(game)
-        state = services.load_state(game, rs)
+        rs = loading.ruleset_for(game)
+        state = loading.load_state(game, rs)
         if game.status == GameStatus.OVER or (until is not None and until(state)):
             return state
-        machines = services.machine_seats(game, rs, state)
+        machines = roster.machine_seats(game, rs, state)
         moved = False
         for seat, api in sorted(active.items()):
             if seat in machines:

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from games import deadlines, services
+from games import deadlines, loading
 from games.models import Event, Seat
+from games.services import bots, timers
 from tests.conftest import make_api
 from tests.table.helpers import Seated, due, open_game, play_to_end, problem, sweep, sweep_past
 
@@ -85,7 +86,7 @@ def test_loose_triggers_by_web_countdown_ready_absence_handover_pause_resign_to_
     version = t.version()
     sweep(d1 + (d2 - d1) / 2)
     assert t.version() == version
-    assert services.game_expire(game_id=t.game_id, step_no=s1, now=d3 + timedelta(seconds=5)) == 0
+    assert timers.game_expire(game_id=t.game_id, step_no=s1, now=d3 + timedelta(seconds=5)) == 0
     assert deadlines.expire(t.game_id, s1) == 0
     assert t.version() == version
     assert t.play()["step_no"] == s3
@@ -154,7 +155,7 @@ def test_loose_triggers_by_web_countdown_ready_absence_handover_pause_resign_to_
     assert sorted(t.body(absent)["legal_commands"]) == ["Resign", "SendMessage", "TakeBackSeat"]
     problem(t.command(absent, "aim", {"target": creator}), 409, "autopilot_on")
     seq = t.version()
-    assert services.bots_play(t.game_id) >= 1
+    assert bots.bots_play(t.game_id) >= 1
     row = Event.objects.get(game_id=t.game_id, seq__gt=seq, type="Aimed")
     assert (row.data["seat"], row.data["target"], row.actor_id) == (absent, creator, None)
     # the bot played, the player did not come back: the record does not say so, nor the count of misses
@@ -307,7 +308,7 @@ def test_loose_triggers_defaults_at_each_deadline_give_pick_grab() -> None:
     # LT4.2: the grabber stays away too
     play = t.play()
     assert (play["step"], play["waiting_on"]) == ("grab", [grabber])
-    deck = services.load_state(t.game(), services.ruleset_for(t.game())).game.action_deck
+    deck = loading.load_state(t.game(), loading.ruleset_for(t.game())).game.action_deck
     sweep_past(due(play))
     grabbed = t.events("CardGrabbed")
     assert [(e["seat"], e["source"], e["card"]) for e in grabbed] == [
