@@ -81,6 +81,9 @@ def test_after_n_consecutive_misses_the_seat_goes_on_autopilot() -> None:
     assert RULESET.autopilot_seats(g.state) == frozenset({0})
     assert "TakeBackSeat" in RULESET.legal_commands(g.state, 0)
     assert "TakeBackSeat" not in RULESET.legal_commands(g.state, 1)
+    # while a bot plays the seat its player may only take it back, resign or talk (the service refuses the
+    # rest with autopilot_on): the seat is not told it may choose, threaten or trade
+    assert sorted(RULESET.legal_commands(g.state, 0)) == sorted(RULESET.autopilot_player_commands)
 
 
 def test_autopilot_seats_are_not_counted_missing_nor_extended() -> None:

@@ -233,10 +233,10 @@ def legal_commands(state: State, seat: Seat) -> list[str]:
         return []
     if state.resigned[seat]:
         return [cmd.SendMessage.TYPE]
+    if state.autopilot[seat]:  # a bot plays the seat: its player may take it back, resign or talk
+        return [cmd.TakeBackSeat.TYPE, cmd.Resign.TYPE, cmd.SendMessage.TYPE]
     extra: list[str] = []
-    if state.autopilot[seat]:
-        extra.append(cmd.TakeBackSeat.TYPE)
-    elif state.options.pause_by == "vote" and seat not in state.pause_votes:
+    if state.options.pause_by == "vote" and seat not in state.pause_votes:
         extra.append(cmd.VotePause.TYPE)
     if state.paused_at is not None:
         return [*extra, cmd.Resign.TYPE, cmd.SendMessage.TYPE]
