@@ -1,0 +1,481 @@
+"""One conformance harness for every ruleset: it plays whole games through the
+:class:`games.rules.core.Ruleset` protocol and checks the generic invariants after every event.
+
+A game's test module supplies a :class:`Conformance` (its ruleset, player counts, options, bot strategies,
+junk commands, resignation and its own invariants, as a :class:`Checks`) and writes its hypothesis tests
+with :func:`setups` and :func:`play`::
+
+    @rules_settings(examples=120)
+    @hgiven(setup=setups(SPEC))
+    def test_random_games_keep_every_invariant(setup: Setup) -> None:
+        play(SPEC, setup, heavy=True)
+
+Each game: every seat a bot (``bot_command`` with a strategy drawn per seat), junk commands (often illegal:
+``decide`` answers with events or a catalogued :class:`RuleError`, nothing else), resignations, deadlines
+(``expire_command(step_no)`` past ``waiting().due_at``), and with ``web`` the table's system commands
+(pause and resume, outage extensions, warnings, hand-over of a seat) and the player's table commands the
+game names (take a seat back, vote a pause). Checked, generically:
+
+* after every event: it round-trips through JSON; each seat's and the spectator's redacted event is JSON,
+  names the event's type and shows none of the viewer's secrets (the seed, and what the game's
+  ``secrets`` lists) while the game runs;
+* after every accepted command: ``decide``'s own state (``step``, where the ruleset has it) is the fold of
+  its events; the command round-trips through JSON; a seat's command was in ``legal_commands``; a bot's or
+  the table's command is accepted; ``waiting`` is there exactly while the game runs and its ``step_no``
+  never goes back; each view is JSON and shows no secret; the replay of every event so far (``fold``)
+  equals the incrementally evolved state (at random, always at the end);
+* the game ends within ``max_rounds`` rounds, with scores for each seat, the seed public in every view
+  and every event unredacted;
+* the game's own :class:`Checks` after every event, every command and at the end.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any, ClassVar
+
+from hypothesis import strategies as st
+
+from games.rules.core import Context, ErrorKind, RuleError, Waiting
+
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+NO_VARIANT: st.SearchStrategy[Any] = st.none()
+
+
+@dataclasses.dataclass(frozen=True)
+class Setup:
+    """One game to play, as hypothesis draws it: everything else comes from ``salt``."""
+
+    n: int
+    options: Mapping[str, Any]
+    seed: bytes
+    salt: int
+    variant: Any = None  # what a game's own ``variants`` strategy drew (e.g. GoodCritters' rules version)
+
+
+class Checks:
+    """A game's own invariants, one instance per game played (override what applies)."""
+
+    def __init__(self, setup: Setup) -> None:
+        self.setup = setup
+
+    def event(self, before: Any, state: Any, event: Any, *, heavy: bool) -> None:
+        """After each event (``state`` is after it)."""
+
+    def command(self, state: Any, *, heavy: bool) -> None:
+        """After each accepted command."""
+
+    def final(self, state: Any, events: Sequence[Any]) -> None:
+        """Once the game is over."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Conformance:
+    """What a game supplies to the harness.
+
+    ``ruleset`` is driven through the Ruleset protocol; ``codes`` is its error catalogue (code -> kind);
+    ``strategies`` the bot strategies a seat is drawn from (repeat a name to weigh it); ``bots`` the
+    test-only ones (``(state, seat, salt) -> command | None``); ``junk(rnd, state)`` any command at all;
+    ``resign(seat)`` the command by which ``seat`` resigns (``None``: the game has none), accepted exactly
+    when ``resigned(state, seat)`` was not; ``message(rnd, state)`` a chat message the rules must accept;
+    ``secrets(state, viewer)`` strings ``viewer`` must not see while the game runs (the seed always);
+    ``start`` builds the start command from the setup and ``rnd`` (default: the ruleset's, with a random
+    creator); ``web``: send the table's pause, extension, warning and hand-over commands, and
+    ``web_commands(rnd, state, seat)`` the player's; a paused game with no deadline moves again by the
+    system's resume, else by the players' ``resume(state)`` (votes). ``every_viewer``: in heavy games, the
+    share of events after which every viewer's redaction is checked (else one viewer's; the views: a fifth
+    of that); lower it where the game's own checks already read every viewer."""
+
+    ruleset: Any
+    codes: Mapping[str, ErrorKind]
+    options: st.SearchStrategy[dict[str, Any]]
+    strategies: Sequence[str] = ("random", "sensible")
+    bots: Mapping[str, Callable[[Any, int, int], Any]] = dataclasses.field(default_factory=dict)
+    junk: Callable[[random.Random, Any], Any] | None = None
+    resign: Callable[[int], Any] | None = None
+    resigned: Callable[[Any, int], bool] | None = None
+    message: Callable[[random.Random, Any], Any] | None = None
+    secrets: Callable[[Any, int | None], Iterable[str]] | None = None
+    checks: Callable[[Setup], Checks] = Checks
+    start: Callable[[Setup, random.Random], Any] | None = None
+    variants: st.SearchStrategy[Any] = NO_VARIANT
+    players: tuple[int, int] | None = None  # default: the ruleset's seat_range()
+    max_rounds: int = 20_000
+    every_viewer: float = 1.0
+    web: bool = False
+    web_commands: Callable[[random.Random, Any, int], Any] | None = None
+    resume: Callable[[Any], Sequence[Any]] | None = None
+
+
+def setups(spec: Conformance) -> st.SearchStrategy[Setup]:
+    """The games hypothesis draws for ``spec``: player count, options, seed, salt, the game's variant."""
+    low, high = spec.players or spec.ruleset.seat_range()
+    return st.builds(
+        Setup,
+        n=st.integers(low, high),
+        options=spec.options,
+        seed=st.binary(min_size=32, max_size=32),
+        salt=st.integers(0, 2**32),
+        variant=spec.variants,
+    )
+
+
+def play(spec: Conformance, setup: Setup, *, heavy: bool) -> Game:
+    """Play ``setup`` to its end checking everything (``heavy``: every viewer after every event, replays and
+    the game's heavy checks; else lighter checks, for many more games). Returns the played game."""
+    game = Game(spec, setup, heavy=heavy)
+    game.play()
+    return game
+
+
+class Game:
+    """A game driven by bots plus random disturbances, checking invariants as it goes."""
+
+    def __init__(self, spec: Conformance, setup: Setup, *, heavy: bool) -> None:
+        self.spec = spec
+        self.ruleset = spec.ruleset
+        self.setup = setup
+        self.n = n = setup.n
+        self.heavy = heavy
+        self.salt = setup.salt
+        self.rnd = rnd = random.Random(setup.salt)
+        self.now = T0
+        self.seed_hex = setup.seed.hex()
+        self.viewers: list[int | None] = [None, *range(n)]
+        self.strategies = [rnd.choice(list(spec.strategies)) for _ in range(n)]
+        self.resign_rate = rnd.choice([0.0, 0.0, 0.002, 0.01]) if spec.resign is not None else 0.0
+        self.junk_rate = rnd.choice([0.0, 0.02, 0.1]) if spec.junk is not None else 0.0
+        self.expire_rate = rnd.choice([0.0, 0.05, 0.3])
+        self.web_rate = rnd.choice([0.0, 0.05, 0.15]) if spec.web else 0.0
+        self.handed = 0
+        self.step_no = -1
+        self.checks = spec.checks(setup)
+        self.state: Any = self.ruleset.initial_state()
+        self.events: list[Any] = []
+        if spec.start is not None:
+            start = spec.start(setup, rnd)
+        else:
+            names = [f"player-{i}" for i in range(n)]
+            start = self.ruleset.start_command(
+                players=names,
+                creator=rnd.choice([*names, None]),
+                options=self.ruleset.parse_options(setup.options),
+                seed=setup.seed,
+            )
+        assert self.apply(start, trusted=True, system=True)
+
+    # --- checks --------------------------------------------------------------------------------
+    def _some_viewers(self, every: float) -> list[int | None]:
+        """Heavy: every viewer (at rate ``every``, else one at random); light: now and then one."""
+        if self.heavy:
+            return self.viewers if self.rnd.random() < every else [self.rnd.choice(self.viewers)]
+        return [self.rnd.choice(self.viewers)] if self.rnd.random() < 0.1 else []
+
+    def _no_secret(self, shown: Any, viewer: int | None, what: str) -> None:
+        text = json.dumps(shown)
+        assert self.seed_hex not in text, f"the seed leaks to {viewer} in {what}"
+        if self.spec.secrets is not None:
+            for secret in self.spec.secrets(self.state, viewer):
+                assert secret not in text, f"{secret!r} leaks to {viewer} in {what}"
+
+    def _check_command_json(self, command: Any, *, system: bool) -> None:
+        """A seat's command (and a system command the harness means to send) round-trips through JSON; a
+        junk command without a seat is refused as ``invalid_command`` or round-trips."""
+        seat = command.seat
+        if type(seat) is not int and not system:
+            if seat is not None:
+                return
+            code: str | None = None
+            try:
+                data = json.loads(json.dumps(self.ruleset.command_to_json(command)))
+                parsed = self.ruleset.command_from_json(data, None)
+            except RuleError as error:
+                code = error.code
+            else:
+                assert parsed == command
+            assert code in (None, "invalid_command"), code
+            return
+        data = json.loads(json.dumps(self.ruleset.command_to_json(command)))
+        assert self.ruleset.command_from_json(data, seat) == command, (command, data)
+
+    def _check_event(self, before: Any, state: Any, event: Any) -> None:
+        data = json.loads(json.dumps(self.ruleset.event_to_json(event)))
+        assert data["type"] == event.TYPE
+        assert self.ruleset.event_from_json(data) == event, (event, data)
+        over = self.ruleset.is_terminal(state)
+        for viewer in self._some_viewers(every=self.spec.every_viewer):
+            shown = self.ruleset.redact_event(event, viewer, terminal=False)
+            assert shown["type"] == event.TYPE
+            if not over:
+                self._no_secret(shown, viewer, event.TYPE)
+        self.checks.event(before, state, event, heavy=self.heavy)
+
+    def _check_state(self, state: Any) -> None:
+        over = self.ruleset.is_terminal(state)
+        waiting: Waiting | None = self.ruleset.waiting(state)
+        assert (waiting is None) == over, waiting
+        if waiting is not None:
+            assert waiting.step_no >= self.step_no, "the step number went back"
+            self.step_no = waiting.step_no
+            assert self.ruleset.scores(state) is None
+        for viewer in self._some_viewers(every=self.spec.every_viewer / 5):
+            view = self.ruleset.view_for(state, viewer)
+            if not over:
+                self._no_secret(view, viewer, "the view")
+        if self.heavy:
+            for seat in range(self.n):
+                legal = self.ruleset.legal_commands(state, seat)
+                assert all(isinstance(name, str) for name in legal)
+        self.checks.command(state, heavy=self.heavy)
+
+    # --- commands ------------------------------------------------------------------------------
+    def apply(self, command: Any, *, trusted: bool = False, system: bool = False) -> bool:
+        """Decide and evolve; True when accepted. ``trusted``: a bot's or the table's own command, which the
+        rules must accept; ``system``: a system command, which must round-trip through JSON."""
+        self._check_command_json(command, system=system)
+        ctx = Context(now=self.now)
+        before = self.state
+        stepper = getattr(self.ruleset, "step", None)
+        try:
+            if stepper is not None:
+                events, stepped = stepper(before, command, ctx)
+            else:
+                events, stepped = self.ruleset.decide(before, command, ctx), None
+        except RuleError as error:
+            refused: RuleError | None = error
+        else:
+            refused = None
+        if refused is not None:
+            assert refused.code in self.spec.codes, refused
+            assert refused.kind == self.spec.codes[refused.code], refused
+            assert not trusted, f"the rules refused a bot's or the table's command {command!r}: {refused!r}"
+            return False
+        seat = command.seat
+        if type(seat) is int and 0 <= seat < self.n and events:
+            legal = self.ruleset.legal_commands(before, seat)
+            assert command.TYPE in legal, f"{command!r} was accepted, legal_commands said {legal}"
+        state = before
+        for event in events:
+            after = self.ruleset.evolve(state, event)
+            self.state = after  # what ``secrets`` reads
+            self._check_event(state, after, event)
+            state = after
+        if stepped is not None:
+            assert state == stepped, "decide's own state differs from the fold of its events"
+        self.state = state
+        self.events.extend(events)
+        if events:
+            self._check_state(state)
+            if self.heavy and self.rnd.random() < 0.05:
+                assert self.ruleset.fold(self.events) == state, "replaying from the start differs"
+        return True
+
+    def terminal(self) -> bool:
+        return bool(self.ruleset.is_terminal(self.state))
+
+    def bot(self, seat: int) -> Any:
+        strategy = self.strategies[seat]
+        if strategy in self.spec.bots:
+            return self.spec.bots[strategy](self.state, seat, self.salt)
+        return self.ruleset.bot_command(self.state, seat, strategy=strategy, salt=self.salt)
+
+    def expire(self) -> bool:
+        """The deadline of the step the game waits on passes (the clock jumps past it); a game paused with
+        no deadline (``web``) is resumed."""
+        waiting = self.ruleset.waiting(self.state)
+        if waiting is not None and waiting.due_at is None and self.spec.web:
+            if self.apply(self.ruleset.pause_command(False), system=True):
+                return True
+            votes = self.spec.resume(self.state) if self.spec.resume is not None else ()
+            accepted = [self.apply(command) for command in votes]
+            return any(accepted)
+        if waiting is None or waiting.due_at is None:
+            return False
+        self.now = max(self.now, waiting.due_at + timedelta(seconds=1))
+        return self.apply(self.ruleset.expire_command(waiting.step_no), trusted=True, system=True)
+
+    def disturb(self) -> None:
+        """Resignations, junk and (``web``) the table's commands, at the game's rates."""
+        rnd, spec = self.rnd, self.spec
+        if spec.resign is not None and rnd.random() < self.resign_rate:
+            seat = rnd.randrange(self.n)
+            was = spec.resigned(self.state, seat) if spec.resigned is not None else None
+            accepted = self.apply(spec.resign(seat), system=True)
+            assert was is None or accepted != was, f"seat {seat} resigned: {was}, resigns again: {accepted}"
+        if spec.junk is not None and not self.terminal() and rnd.random() < self.junk_rate:
+            self.apply(spec.junk(rnd, self.state))
+        if spec.message is not None and not self.terminal() and rnd.random() < 0.01:
+            assert self.apply(spec.message(rnd, self.state)), "a chat message was refused"
+        if self.web_rate and not self.terminal() and rnd.random() < self.web_rate:
+            self.web()
+
+    def web(self) -> None:
+        """One of the table's commands: pause or resume, an outage extension, a warning (the clock moves a
+        little), a hand-over, or a player's own table command."""
+        rnd, ruleset = self.rnd, self.ruleset
+        seat = rnd.randrange(self.n)
+        waiting = ruleset.waiting(self.state)
+        step_no = waiting.step_no if waiting is not None else 0
+        roll = rnd.randrange(6)
+        if roll == 0:
+            self.apply(ruleset.pause_command(rnd.random() < 0.5), system=True)
+        elif roll == 1:
+            self.apply(ruleset.extend_command(step_no, rnd.randrange(1, 50), "outage"), system=True)
+        elif roll == 2:
+            self.now += timedelta(seconds=rnd.randrange(0, 40))
+            self.apply(ruleset.warn_command(step_no), system=True)
+        elif roll == 3:
+            self.handed += 1
+            to = rnd.choice(["bot", "player"])
+            self.apply(ruleset.hand_over_command(seat, to=to, player=f"newcomer-{self.handed}"), system=True)
+        elif self.spec.web_commands is not None:
+            self.apply(self.spec.web_commands(rnd, self.state, seat))
+
+    # --- the game ------------------------------------------------------------------------------
+    def play(self) -> None:
+        n, rnd = self.n, self.rnd
+        for _ in range(self.spec.max_rounds):
+            if self.terminal():
+                break
+            before = len(self.events)
+            for seat in rnd.sample(range(n), n):
+                self.disturb()
+                if self.terminal():
+                    break
+                command = self.bot(seat)
+                if command is None:
+                    continue
+                legal = self.ruleset.legal_commands(self.state, seat)
+                assert command.TYPE in legal, (command, legal)
+                self.apply(command, trusted=True)
+                if self.terminal():
+                    break
+            if self.terminal():
+                break
+            if len(self.events) == before:
+                assert self.expire(), "the game waits but nothing can move"
+            elif rnd.random() < self.expire_rate:
+                self.expire()
+        assert self.terminal(), f"the game did not end in {self.spec.max_rounds} rounds"
+        self.final()
+
+    def final(self) -> None:
+        ruleset, state = self.ruleset, self.state
+        assert ruleset.fold(self.events) == state, "replaying from the start differs from the fold"
+        assert ruleset.waiting(state) is None
+        scores = ruleset.scores(state)
+        assert scores is not None
+        assert len(scores) == self.n
+        assert all(type(score) is int for score in scores)
+        for viewer in self.viewers:
+            assert self.seed_hex in json.dumps(ruleset.view_for(state, viewer)), "the seed is not public"
+            if self.heavy and viewer in (None, self.rnd.randrange(self.n)):
+                for event in self.events:
+                    full = ruleset.event_to_json(event)
+                    assert ruleset.redact_event(event, viewer, terminal=True) == full
+        self.checks.final(state, self.events)
+
+
+# --------------------------------------------------------------------------------------------------
+# A pure game package (GAME-INTERFACE.md) as a ruleset, until the table registers it
+# --------------------------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True, slots=True)
+class Expire:
+    """The adapter's deadline: the table plays each waiting seat's default, then closes the step."""
+
+    TYPE: ClassVar[str] = "ExpireDeadline"
+    step_no: int
+    seat: None = None
+
+
+class PureGame:
+    """A game's pure ``GAME`` object (``waiting``, ``default_command``, no deadlines or resignations of its
+    own) driven as a ruleset: ``expire_command(step_no)`` plays what the table would at the step's deadline
+    (each waiting seat's ``default_command(..., "timeout")``, then ``close(step_no)`` for the steps in
+    ``closed_by_table``), and a bot in a seat that ``resigned(state, seat)`` plays its ``"resigned"``
+    default. Every other call goes to ``GAME`` unchanged."""
+
+    def __init__(
+        self,
+        game: Any,
+        *,
+        close: Callable[[int], Any] | None = None,
+        closed_by_table: frozenset[str] = frozenset(),
+        resigned: Callable[[Any, int], bool] | None = None,
+    ) -> None:
+        self.game = game
+        self.close = close
+        self.closed_by_table = closed_by_table
+        self.resigned = resigned
+        for name in self._SAME:
+            setattr(self, name, getattr(game, name))
+
+    _SAME = (
+        *("slug", "seat_range", "parse_options", "options_to_json", "initial_state", "evolve", "fold"),
+        *("is_terminal", "scores", "event_to_json", "event_from_json", "legal_commands", "view_for"),
+        "redact_event",
+    )
+
+    def start_command(
+        self,
+        *,
+        players: Sequence[str],
+        creator: str | None,
+        options: Any,
+        seed: bytes,
+        setup: Mapping[str, Any] | None = None,
+    ) -> Any:
+        return self.game.start_command(list(players), options, seed, setup)
+
+    def decide(self, state: Any, command: Any, ctx: Context) -> list[Any]:
+        if isinstance(command, Expire):
+            return self._expire(state, command.step_no)
+        return list(self.game.decide(state, command, ctx))
+
+    def _expire(self, state: Any, step_no: int) -> list[Any]:
+        waiting = self.game.waiting(state)
+        if waiting is None or waiting.step_no != step_no:
+            return []  # stale: the game moved on
+        events: list[Any] = []
+        for seat in sorted(waiting.seats):
+            now = self.game.waiting(state)
+            if now is None or now.step_no != step_no:
+                break
+            command = self.game.default_command(state, seat, "timeout")
+            if command is not None:
+                new = self.game.decide(state, command)
+                state = self.game.fold(new, state)
+                events += new
+        now = self.game.waiting(state)
+        closes = now is not None and now.step_no == step_no and now.step in self.closed_by_table
+        if closes and self.close is not None:
+            events += self.game.decide(state, self.close(step_no))
+        return events
+
+    def waiting(self, state: Any) -> Waiting | None:
+        waiting = self.game.waiting(state)
+        if waiting is None:
+            return None
+        return Waiting(step_no=waiting.step_no, step=waiting.step, seats=waiting.seats, due_at=T0)
+
+    def expire_command(self, step_no: int) -> Expire:
+        return Expire(step_no=step_no)
+
+    def command_to_json(self, command: Any) -> dict[str, Any]:
+        if isinstance(command, Expire):
+            return {"type": Expire.TYPE, "step_no": command.step_no}
+        return dict(self.game.command_to_json(command))
+
+    def command_from_json(self, data: Mapping[str, Any], seat: int | None) -> Any:
+        if data.get("type") == Expire.TYPE and seat is None:
+            return Expire(step_no=data["step_no"])
+        return self.game.command_from_json(data, seat)
+
+    def bot_command(self, state: Any, seat: int, *, strategy: str, salt: int) -> Any:
+        if self.resigned is not None and self.resigned(state, seat):
+            return self.game.default_command(state, seat, "resigned")
+        return self.game.bot_command(state, seat, strategy=strategy, salt=salt)
