@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -13,6 +13,7 @@ from critters_api.problems import PROBLEM_CONTENT_TYPE, Problem
 from critters_api.schema import problem_response
 from critters_api.serializers import StrictSerializer
 from games import services
+from games.models import Game
 from games.selectors import viewer_state
 
 from . import examples
@@ -27,6 +28,8 @@ class CommandView(GameView):
     access_checked_by_handler = True  # the command service resolves the seat first, under the game's lock
     command_type: str = ""
     input_class: type[StrictSerializer] = StrictSerializer
+    # where rulesets give this command name different shapes: each ruleset's serializer (the game's is used)
+    input_by_ruleset: dict[str, type[StrictSerializer]] = {}
     problem_statuses = {"POST": (403, 409, 412)}
 
     def post(self, request: Request, game_id: int) -> Response:
@@ -35,7 +38,11 @@ class CommandView(GameView):
             raise Problem(
                 400, "invalid_idempotency_key", "Idempotency-Key: 1 to 255 printable ASCII characters."
             )
-        data = self.input_class(data=request.data)
+        input_class = self.input_class
+        if self.input_by_ruleset:
+            slug = Game.objects.filter(pk=game_id).values_list("ruleset", flat=True).first()
+            input_class = self.input_by_ruleset.get(slug or "", input_class)
+        data = input_class(data=request.data)
         data.is_valid(raise_exception=True)
         command = {"type": self.command_type, **data.validated_data}
         result = services.game_command(
@@ -59,8 +66,20 @@ class CommandView(GameView):
         return response
 
 
-def _view_for(type_name: str, cls: type[Any], serializer: type[StrictSerializer]) -> type[CommandView]:
+def _view_for(type_name: str, by_slug: dict[str, type[StrictSerializer]]) -> type[CommandView]:
+    distinct = list(dict.fromkeys(by_slug.values()))
+    serializer = distinct[0]
+    request: Any = serializer
     doc = serializer.__doc__ or ""
+    if len(distinct) > 1:
+        request = PolymorphicProxySerializer(
+            component_name=f"{type_name}Command",
+            serializers=distinct,
+            resource_type_field_name=None,
+        )
+        doc = "The body is the shape of the game's ruleset: " + "; ".join(
+            f"`{slug}`: {(s.__doc__ or '').strip()}" for slug, s in sorted(by_slug.items())
+        )
     description = (
         f"Send the `{type_name}` command for your seat (the seat comes from your credentials; it is never a "
         f"field). {doc.strip()}\n\nSuccess returns your new view of the game and the new ETag. Rule "
@@ -77,7 +96,7 @@ def _view_for(type_name: str, cls: type[Any], serializer: type[StrictSerializer]
         summary=f"{type_name}",
         description=description,
         parameters=[GAME_ID, IDEMPOTENCY_KEY, IF_MATCH, ETAG],
-        request=serializer,
+        request=request,
         responses={
             200: OpenApiResponse(ViewerStateOutput, description="Applied: your new view of the game."),
             (409, PROBLEM_CONTENT_TYPE): problem_response(
@@ -95,11 +114,16 @@ def _view_for(type_name: str, cls: type[Any], serializer: type[StrictSerializer]
     return type(
         f"{type_name}View",
         (CommandView,),
-        {"command_type": type_name, "input_class": serializer, "post": schema(post), "__doc__": description},
+        {
+            "command_type": type_name,
+            "input_class": serializer,
+            "input_by_ruleset": dict(by_slug) if len(distinct) > 1 else {},
+            "post": schema(post),
+            "__doc__": description,
+        },
     )
 
 
 COMMAND_VIEWS: list[tuple[str, type[CommandView]]] = [
-    (kebab(type_name), _view_for(type_name, cls, serializer))
-    for type_name, cls, serializer in command_specs()
+    (kebab(type_name), _view_for(type_name, by_slug)) for type_name, by_slug in command_specs()
 ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import typing
+from functools import cache
 from typing import Any
 
 from rest_framework import serializers
@@ -20,7 +21,7 @@ from critters_api.serializers import (
     StrictSerializer,
 )
 
-from .bindings import all_player_commands, field_choices
+from .bindings import all_player_commands, field_choices, ruleset_types
 
 MAX_INT = 2**31 - 1
 MAX_LIST = 200
@@ -36,19 +37,36 @@ def snake(name: str) -> str:
 
 
 def _field_for(
-    tp: Any, *, choices: tuple[str, ...] | None, help_text: str, **kwargs: Any
+    tp: Any,
+    *,
+    choices: tuple[str, ...] | None,
+    help_text: str,
+    substitutes: Any = None,
+    minimum: int = 0,
+    **kwargs: Any,
 ) -> serializers.Field:
+    substitutes = substitutes or {}
+    if tp in substitutes and typing.is_typeddict(substitutes[tp]):
+        return _nested(substitutes[tp], help_text=help_text, **kwargs)
     args = typing.get_args(tp)
     origin = typing.get_origin(tp)
     if args and type(None) in args and len(args) == 2:
         inner = args[0] if args[1] is type(None) else args[1]
-        return _field_for(inner, choices=choices, help_text=help_text, allow_null=True, **kwargs)
+        return _field_for(
+            inner,
+            choices=choices,
+            help_text=help_text,
+            substitutes=substitutes,
+            minimum=minimum,
+            allow_null=True,
+            **kwargs,
+        )
     if origin is typing.Literal:
         return StrictChoiceField(choices=list(args), help_text=help_text, **kwargs)
     if tp is bool:
         return StrictBooleanField(help_text=help_text, **kwargs)
     if tp is int:
-        return StrictIntegerField(min_value=0, max_value=MAX_INT, help_text=help_text, **kwargs)
+        return StrictIntegerField(min_value=minimum, max_value=MAX_INT, help_text=help_text, **kwargs)
     if tp is str:
         if choices:
             return StrictChoiceField(choices=list(choices), help_text=help_text, **kwargs)
@@ -61,32 +79,77 @@ def _field_for(
     raise TypeError(f"no API field for {tp!r}")
 
 
-def command_serializer(slug: str, cls: type[Any]) -> type[StrictSerializer]:
+def _nested(td: Any, *, help_text: str, **kwargs: Any) -> serializers.Field:
+    """A TypedDict as a nested object (every key optional on input, as the rules read it)."""
+    return _nested_class(td)(help_text=help_text, **kwargs)
+
+
+@cache
+def _nested_class(td: Any) -> type[StrictSerializer]:
+    attrs: dict[str, Any] = {
+        key: _field_for(tp, choices=None, help_text="", required=False)
+        for key, tp in typing.get_type_hints(td).items()
+    }
+    attrs["__doc__"] = (td.__doc__ or "").strip()
+    attrs["Meta"] = type("Meta", (), {"ref_name": f"{td.__name__}Input"})
+    return type(f"{td.__name__}InputSerializer", (StrictSerializer,), attrs)
+
+
+def command_serializer(slug: str, cls: type[Any], *, name: str | None = None) -> type[StrictSerializer]:
+    """The request serializer of player command ``cls``: every field but ``seat`` and those the system
+    alone sets (field metadata ``system``); an int field's ``minimum`` (metadata) defaults to 0."""
     hints = typing.get_type_hints(cls)
     choices = field_choices(slug)
+    rt = ruleset_types(slug)
+    substitutes = rt.substitutes if rt is not None else {}
     attrs: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
-        if f.name == "seat":
+        if f.name == "seat" or f.metadata.get("system"):
             continue
         kwargs: dict[str, Any] = {}
         if f.default is not dataclasses.MISSING:
             kwargs["required"] = False
         attrs[f.name] = _field_for(
-            hints[f.name], choices=choices.get((cls.TYPE, f.name)), help_text="", **kwargs
+            hints[f.name],
+            choices=choices.get((cls.TYPE, f.name)),
+            help_text="",
+            substitutes=substitutes,
+            minimum=f.metadata.get("minimum", 0),
+            **kwargs,
         )
     doc = (cls.__doc__ or "").strip()
     if doc.startswith(f"{cls.__name__}("):  # the dataclass's generated signature, not a description
         doc = ""
     attrs["__doc__"] = doc or f"The {cls.TYPE} command."
-    attrs["Meta"] = type("Meta", (), {"ref_name": f"{cls.TYPE}Command"})
-    return type(f"{cls.TYPE}CommandSerializer", (StrictSerializer,), attrs)
+    ref = name or f"{cls.TYPE}Command"
+    attrs["Meta"] = type("Meta", (), {"ref_name": ref})
+    return type(f"{ref}Serializer", (StrictSerializer,), attrs)
 
 
-def command_specs() -> list[tuple[str, type[Any], type[StrictSerializer]]]:
-    """[(TYPE, dataclass, serializer)] for every player command of every ruleset (the first ruleset's shape
-    wins when two rulesets share a command name: they must agree on it)."""
+def _shape(cls: type[Any]) -> tuple[tuple[str, str], ...]:
+    hints = typing.get_type_hints(cls)
+    return tuple((f.name, repr(hints[f.name])) for f in dataclasses.fields(cls) if f.name != "seat")
+
+
+def command_specs() -> list[tuple[str, dict[str, type[StrictSerializer]]]]:
+    """[(TYPE, {ruleset slug: request serializer})] for every player command of every ruleset. Rulesets
+    that give a command name the same shape share one serializer; where two shapes share a name (e.g.
+    ``ChooseAction``: GoodCritters' ``action``, Loose Triggers' ``card``), each ruleset has its own, named
+    after the ruleset, and the endpoint takes the one of the game's ruleset."""
     out = []
     for type_name, variants in sorted(all_player_commands().items()):
-        slug, cls = variants[0]
-        out.append((type_name, cls, command_serializer(slug, cls)))
+        shapes: dict[tuple[tuple[str, str], ...], list[tuple[str, type[Any]]]] = {}
+        for slug, cls in variants:
+            shapes.setdefault(_shape(cls), []).append((slug, cls))
+        by_slug: dict[str, type[StrictSerializer]] = {}
+        for group in shapes.values():
+            slug, cls = group[0]
+            name = None
+            if len(shapes) > 1:
+                rt = ruleset_types(slug)
+                name = f"{rt.name if rt is not None else slug}{type_name}Command"
+            serializer = command_serializer(slug, cls, name=name)
+            for member, _cls in group:
+                by_slug[member] = serializer
+        out.append((type_name, by_slug))
     return out

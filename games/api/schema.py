@@ -79,6 +79,8 @@ class Builder:
             rest = [a for a in args if a is not type(None)]
             inner = self.schema(rest[0]) if len(rest) == 1 else {"oneOf": [self.schema(a) for a in rest]}
             return _nullable(inner) if len(rest) < len(args) else inner
+        if tp is typing.Any:  # any JSON value (e.g. an operator's setup, whose keys are the game's)
+            return {}
         if origin is Literal:
             kind = "integer" if all(isinstance(a, int) for a in args) else "string"
             return {"type": kind, "enum": list(args)}

@@ -59,8 +59,12 @@ SPECTATOR_NULLS: Final[dict[str, tuple[Callable[[Mapping[str, Any]], bool], tupl
 def spectator_data(ruleset: str, data: Mapping[str, Any]) -> dict[str, Any]:
     """An event's JSON ``data`` as a spectator sees it while the game runs (GoodCritters' R8.3): a new
     top-level object (nested values are shared with ``data``: read it, do not change it)."""
-    if ruleset != "goodcritters":
-        raise ValueError(f"no public chain is defined for the ruleset {ruleset!r}")
+    if ruleset != "goodcritters":  # a table game: its own spectator redaction (pinned by its event versions)
+        from games.rules.registry import get_ruleset
+
+        rs = get_ruleset(ruleset)
+        redacted: dict[str, Any] = rs.redact_event(rs.event_from_json(data), None, terminal=False)
+        return redacted
     out = dict(data)
     rule = SPECTATOR_NULLS.get(str(out.get("type")))
     if rule is not None and rule[0](out):

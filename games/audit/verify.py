@@ -369,7 +369,9 @@ def _check_seed(
         raise _Bad(
             1, "seed", "the record's seed_commitment is not the one published at the start", "GameStarted"
         )
-    if first.get("options") != game["options"]:
+    started_options = getattr(RULESETS[game["ruleset"]], "started_options", None)
+    options = first.get("options") if started_options is None else started_options(events)
+    if options != game["options"]:
         raise _Bad(1, "seed", "the record's options are not the game's options", "GameStarted")
     played = played_under(RULESETS[game["ruleset"]], first)
     if played != game["ruleset_version"]:

@@ -6,9 +6,14 @@ from typing import Any, Final
 
 from games.rules.core import Ruleset
 from games.rules.goodcritters.ruleset import RULESET as GOODCRITTERS
+from games.rules.loose_triggers.game import GAME as LOOSE_TRIGGERS
+from games.rules.table.ruleset import Table
+from games.rules.were_cats.game import GAME as WERE_CATS
 
 RULESETS: Final[dict[str, Ruleset[Any]]] = {
     GOODCRITTERS.slug: GOODCRITTERS,
+    LOOSE_TRIGGERS.slug: Table(LOOSE_TRIGGERS),
+    WERE_CATS.slug: Table(WERE_CATS),
 }
 
 

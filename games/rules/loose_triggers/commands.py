@@ -4,7 +4,7 @@ int field means "none" (no card, no slot)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from .options import Options
@@ -23,6 +23,7 @@ class StartGame:
     seats: tuple[str, ...] | None = None
     loot_deck: tuple[int, ...] | None = None
     bagman: int | None = None
+    fixed_seed: bool = False  # an operator chose the seed: the game is not fair
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +70,7 @@ class ChooseAction:
 
     TYPE: ClassVar[str] = "ChooseAction"
     seat: int | None
-    card: int
+    card: int = field(metadata={"minimum": -1})
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +79,7 @@ class PickLoot:
 
     TYPE: ClassVar[str] = "PickLoot"
     seat: int | None
-    card: int
+    card: int = field(metadata={"minimum": -1})
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +88,7 @@ class ClaimSpoils:
 
     TYPE: ClassVar[str] = "ClaimSpoils"
     seat: int | None
-    slot: int
+    slot: int = field(metadata={"minimum": -1})
     bagman: bool
 
 

@@ -191,7 +191,12 @@ def _start(run: _Run, command: StartGame) -> None:
     if not MIN_PLAYERS <= n <= MAX_PLAYERS or len(set(players)) != n:
         fail("invalid_players", f"Loose Triggers needs {MIN_PLAYERS} to {MAX_PLAYERS} different players")
     seed = command.seed
-    fair = command.seats is None and command.loot_deck is None and command.bagman is None
+    fair = (
+        command.seats is None
+        and command.loot_deck is None
+        and command.bagman is None
+        and not command.fixed_seed
+    )
     if command.seats is not None:
         if sorted(command.seats) != sorted(players):
             fail("invalid_setup", "'seats' must list every player once")
@@ -756,5 +761,13 @@ def _end(run: _Run, living: list[int]) -> None:
     else:
         winners = ()
     run.emit(
-        GameEnded(reason=reason, values=values, ranks=ranks, bonus=bonus, scores=scores, winners=winners)
+        GameEnded(
+            reason=reason,
+            values=values,
+            ranks=ranks,
+            bonus=bonus,
+            scores=scores,
+            winners=winners,
+            seed=s.seed.hex(),
+        )
     )

@@ -287,6 +287,7 @@ class GameEnded:
     bonus: Cards
     scores: Cards
     winners: Cards
+    seed: str  # hex, opened for the audit (LT7.2, R8.2)
 
 
 Event = (

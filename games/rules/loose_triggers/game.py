@@ -1,27 +1,33 @@
-"""``GAME``: the pure package of Loose Triggers, Smoking Barrels as the coming generic table hosts it
-(GAME-INTERFACE.md). Not registered in ``games.rules.registry`` yet (issue 15 wires it)."""
+"""``GAME``: Loose Triggers, Smoking Barrels as the table hosts it (:class:`games.rules.table.game.Game`);
+``games.rules.registry`` registers ``Table(GAME)``. Only the game's own rules: the deadlines, pauses,
+absences and messages are the table's."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from games.rules.core import JSON, Context, RuleError, Viewer
+from games.rules.core import JSON, Context, RuleError, RulesetTypes, Viewer
+from games.rules.table.game import Step
 
-from . import bots, decide, evolve, hooks, serde, views
-from .commands import Command, StartGame
+from . import bots, decide, evolve, hooks, serde, types, views
+from .commands import CloseStep, Command, Resign, StartGame
 from .errors import rule_error
-from .events import Event
-from .hooks import GameWaiting
+from .events import EVENT_CLASSES, Event
 from .options import Options, options_to_json, parse_options
-from .state import INITIAL_STATE, OVER, State
+from .state import CHOOSE, INITIAL_STATE, OVER, State
 
 _SETUP_KEYS: Final[tuple[str, ...]] = ("seats", "loot_deck", "bagman")
 
 
 class LooseTriggers:
-    slug: Final = "loose_triggers"
-    version: Final = "lt-1"
+    slug: str = "loose_triggers"
+    version: str = "lt-1"
+    name: str = "Loose Triggers"
+    deadline_steps: tuple[str, ...] = ("give", "choose", "pick")  # LT7.1 (elect: give; claim, grab: pick)
+    player_commands: tuple[type[Any], ...] = types.PLAYER_COMMANDS
+    event_classes: tuple[type[Any], ...] = EVENT_CLASSES
+    types: RulesetTypes = types.TYPES
 
     def seat_range(self) -> tuple[int, int]:
         return decide.MIN_PLAYERS, decide.MAX_PLAYERS
@@ -33,7 +39,13 @@ class LooseTriggers:
         return options_to_json(options)
 
     def start_command(
-        self, players: Sequence[str], options: Options, seed: bytes, setup: Mapping[str, Any] | None = None
+        self,
+        players: Sequence[str],
+        options: Options,
+        seed: bytes,
+        setup: Mapping[str, Any] | None = None,
+        *,
+        fixed_seed: bool = False,
     ) -> StartGame:
         """The system's StartGame; ``setup`` (operators) may fix ``seats``, ``loot_deck`` and ``bagman``,
         which makes the game not fair."""
@@ -55,6 +67,7 @@ class LooseTriggers:
                 seats=None if seats is None else tuple(str(p) for p in seats),
                 loot_deck=None if loot is None else tuple(int(c) for c in loot),
                 bagman=bagman,
+                fixed_seed=fixed_seed,
             )
         except (TypeError, ValueError) as exc:
             raise rule_error("invalid_setup", f"malformed setup: {exc}") from None
@@ -89,8 +102,28 @@ class LooseTriggers:
     def command_from_json(self, data: Any, seat: int | None) -> Command:
         return serde.command_from_json(data, seat)
 
-    def waiting(self, state: State) -> GameWaiting | None:
-        return hooks.waiting(state)
+    def players(self, state: State) -> tuple[str, ...]:
+        return state.players
+
+    def waiting(self, state: State) -> Step | None:
+        w = hooks.waiting(state)
+        if w is None:
+            return None
+        return Step(
+            step_no=w.step_no,
+            step=w.step,
+            seats=w.seats,
+            deadline=w.deadline.removeprefix("deadlines."),
+            seconds=w.seconds,
+            closes=w.step in hooks.CLOSED_BY_TABLE,
+            ready=w.step == CHOOSE,
+        )
+
+    def close_command(self, step_no: int) -> CloseStep:
+        return CloseStep(seat=None, step_no=step_no)
+
+    def resign_command(self, seat: int) -> Resign:
+        return Resign(seat=None, target=seat)
 
     def default_command(self, state: State, seat: int, reason: str) -> Command | None:
         return hooks.default_command(state, seat, reason)
@@ -100,6 +133,9 @@ class LooseTriggers:
 
     def view_for(self, state: State, viewer: Viewer) -> JSON:
         return views.view_for(state, viewer)
+
+    def full_view(self, state: State) -> JSON:
+        return views.view_for(state, None, full=True)
 
     def redact_event(self, event: Event, viewer: Viewer, *, terminal: bool) -> JSON:
         return views.redact_event(event, viewer, terminal=terminal)

@@ -1,16 +1,19 @@
 """The JSON shapes Loose Triggers shows to clients, as Python types (TypedDicts), following the typed-spec
-pattern of GoodCritters (``goodcritters/types.py`` on the spec branch): the viewer's state
+pattern of GoodCritters (``goodcritters/types.py``): the viewer's state
 (:func:`.views.view_for`), the options' JSON form and the JSON forms of events and commands (the dataclasses
 of :mod:`.events` and :mod:`.commands`, ``{"type": TYPE, ...fields}``; a redacted event carries ``null`` in a
-hidden field and the extra counts listed in :data:`REDACTION_EXTRAS`). When ``games.rules.core.RulesetTypes``
-lands, ``TYPES = RulesetTypes(name="LooseTriggers", prefix="LT", view=LooseTriggersView,
-options=LooseTriggersOptions, events=EVENT_CLASSES, commands=COMMAND_CLASSES,
-player_commands=PLAYER_COMMANDS, substitutes={Options: LooseTriggersOptions, bytes: str}, errors=...)``.
+hidden field and the extra counts listed in :data:`REDACTION_EXTRAS`). Together they are :data:`TYPES`; the
+table (``games.rules.table``) adds its own shapes to them.
 """
 
 from typing import Final, Literal, NotRequired, TypedDict
 
+from games.rules.core import ErrorCode, RulesetTypes
+
 from .commands import COMMAND_CLASSES, SYSTEM_COMMANDS, Command
+from .errors import CATALOGUE
+from .events import EVENT_CLASSES
+from .options import Options
 
 ActionKind = Literal["BANG!", "GRAB!", "DUCK!", "CROSSFIRE!", "IN THE FIRE!"]
 Step = Literal["give", "countdown", "choose", "pick", "claim", "grab", "elect"]
@@ -122,3 +125,17 @@ class ErrorDetails(TypedDict, total=False):
     """What a rule error adds: ``key`` (invalid_options: the option)."""
 
     key: str
+
+
+TYPES: Final = RulesetTypes(
+    name="LooseTriggers",
+    prefix="LT",
+    view=LooseTriggersView,
+    options=LooseTriggersOptions,
+    events=EVENT_CLASSES,
+    commands=PLAYER_COMMANDS,
+    player_commands=PLAYER_COMMANDS,
+    substitutes={Options: LooseTriggersOptions, bytes: str},
+    errors={code: ErrorCode(kind, meaning) for code, (kind, meaning) in CATALOGUE.items()},
+    error_details=ErrorDetails,
+)

@@ -144,4 +144,6 @@ def redact_event(event: Event, viewer: Viewer, *, terminal: bool) -> JSON:
         return data if public or viewer in seen else _hide(data, "card")
     if t == "LootBurned":
         return data if viewer == e.seat else _hide(data, "loot")
+    if t == "GameEnded":  # the game is over once it is folded in; the public chain hashes it as it ran
+        return _hide(data, "seed")
     return data

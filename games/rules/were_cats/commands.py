@@ -6,7 +6,7 @@ are ``(pennies, nickels, dimes)`` triples (JSON: ``{"penny": p, "nickel": n, "di
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from .coins import NO_COINS, Coins
@@ -25,6 +25,7 @@ class StartGame:
     seed: bytes
     seats: tuple[str, ...] | None = None
     first_seat: int | None = None
+    fixed_seed: bool = False  # an operator chose the seed: the game is not fair
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +35,8 @@ class ChooseStartingCoins:
     TYPE: ClassVar[str] = "ChooseStartingCoins"
     seat: int | None
     kind: str
-    reason: str | None = None  # timeout | resigned when the table chooses for the seat (WC4.1, ruling 1)
+    # timeout | resigned when the table chooses for the seat (WC4.1, ruling 1)
+    reason: str | None = field(default=None, metadata={"system": True})
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +57,7 @@ class FinishPlacing:
 
     TYPE: ClassVar[str] = "FinishPlacing"
     seat: int | None
-    reason: str | None = None
+    reason: str | None = field(default=None, metadata={"system": True})
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +67,8 @@ class PopulateCity:
     TYPE: ClassVar[str] = "PopulateCity"
     seat: int | None
     kind: str
-    reason: str | None = None  # timeout | resigned when the table plays it (WC4.1)
+    # timeout | resigned when the table plays it (WC4.1)
+    reason: str | None = field(default=None, metadata={"system": True})
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,11 +111,21 @@ class Pass:
 
     TYPE: ClassVar[str] = "Pass"
     seat: int | None
-    reason: str | None = None
+    reason: str | None = field(default=None, metadata={"system": True})
+
+
+@dataclass(frozen=True, slots=True)
+class Resign:
+    """System (the table): seat ``target`` resigned (WC4.3 as R7.4: it plays the defaults and cannot win)."""
+
+    TYPE: ClassVar[str] = "Resign"
+    seat: None
+    target: int
 
 
 Command = (
     StartGame
+    | Resign
     | ChooseStartingCoins
     | PlaceVictims
     | FinishPlacing
@@ -124,6 +137,7 @@ Command = (
 )
 COMMAND_CLASSES: tuple[type[Command], ...] = (
     StartGame,
+    Resign,
     ChooseStartingCoins,
     PlaceVictims,
     FinishPlacing,
@@ -133,4 +147,4 @@ COMMAND_CLASSES: tuple[type[Command], ...] = (
     Repopulate,
     Pass,
 )
-SYSTEM_COMMANDS: tuple[type[Command], ...] = (StartGame,)
+SYSTEM_COMMANDS: tuple[type[Command], ...] = (StartGame, Resign)

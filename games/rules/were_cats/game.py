@@ -1,5 +1,5 @@
-"""Were-cats as a game the coming generic table hosts (GAME-INTERFACE.md): ``GAME`` is the one object it
-talks to. Pure: no Django, no I/O, no clock, no global random."""
+"""Were-cats as the table hosts it (:class:`games.rules.table.game.Game`): ``games.rules.registry`` registers
+``Table(GAME)``. Pure: no Django, no I/O, no clock, no global random."""
 
 from __future__ import annotations
 
@@ -7,20 +7,21 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from games.rules import codec
-from games.rules.core import JSON, Context, Viewer
+from games.rules.core import JSON, Context, RulesetTypes, Viewer
+from games.rules.table.game import Step
 
-from . import serde
+from . import serde, types
 from .bots import bot_command
 from .coins import MAX_PLAYERS, MIN_PLAYERS
-from .commands import Command, StartGame
+from .commands import Command, Resign, StartGame
 from .decide import decide
 from .errors import ERRORS, fail
-from .events import Event
+from .events import EVENT_CLASSES, Event
 from .evolve import evolve, fold
 from .options import Options, options_to_json, parse_options
 from .state import INITIAL_STATE, OVER, State
 from .views import redact_event, view_for
-from .waiting import GameWaiting, default_command, legal_commands, waiting
+from .waiting import default_command, legal_commands, waiting
 
 _SETUP_KEYS: Final = ("seats", "first_seat")
 
@@ -30,6 +31,11 @@ class WereCats:
 
     slug: str = "were_cats"
     version: str = "1"
+    name: str = "Were-cats"
+    deadline_steps: tuple[str, ...] = ("setup", "place", "populate", "act")  # WC4.1, ruling 14 (setup)
+    player_commands: tuple[type[Any], ...] = types.PLAYER_COMMANDS
+    event_classes: tuple[type[Any], ...] = EVENT_CLASSES
+    types: RulesetTypes = types.TYPES
     errors = ERRORS
 
     def seat_range(self) -> tuple[int, int]:
@@ -49,6 +55,8 @@ class WereCats:
         options: Options,
         seed: bytes,
         setup: Mapping[str, Any] | None = None,
+        *,
+        fixed_seed: bool = False,
     ) -> StartGame:
         """The system's StartGame. ``setup`` (operators only): ``seats`` (player ids in seat order) and/or
         ``first_seat`` (WC1.3's first chooser); the game is then marked not fair."""
@@ -66,7 +74,13 @@ class WereCats:
             except codec.Bad as exc:
                 fail("invalid_setup", f"setup: {exc}")
         return StartGame(
-            seat=None, players=tuple(players), options=options, seed=seed, seats=seats, first_seat=first
+            seat=None,
+            players=tuple(players),
+            options=options,
+            seed=seed,
+            seats=seats,
+            first_seat=first,
+            fixed_seed=fixed_seed,
         )
 
     def initial_state(self) -> State:
@@ -101,8 +115,20 @@ class WereCats:
         return serde.command_from_json(data, seat)
 
     # --- what the table asks -------------------------------------------------------------------
-    def waiting(self, state: State) -> GameWaiting | None:
-        return waiting(state)
+    def players(self, state: State) -> tuple[str, ...]:
+        return state.players
+
+    def waiting(self, state: State) -> Step | None:
+        w = waiting(state)
+        if w is None:
+            return None
+        return Step(step_no=w.step_no, step=w.step, seats=w.seats, deadline=w.step)
+
+    def close_command(self, step_no: int) -> None:
+        return None  # every step closes by the game's own rules
+
+    def resign_command(self, seat: int) -> Resign:
+        return Resign(seat=None, target=seat)  # WC4.3 as R7.4: cannot win (ruling 15)
 
     def default_command(self, state: State, seat: int, reason: str) -> Command | None:
         return default_command(state, seat, reason)

@@ -4,7 +4,15 @@ dataclasses and :data:`.errors.ERRORS`)."""
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Any, Final, Literal, TypedDict
+
+from games.rules.core import ErrorCode, RulesetTypes
+
+from .coins import Coins
+from .commands import COMMAND_CLASSES, SYSTEM_COMMANDS
+from .errors import ERRORS
+from .events import EVENT_CLASSES
+from .options import Options
 
 Kind = Literal["penny", "nickel", "dime"]
 Phase = Literal["new", "choose", "place", "populate", "act", "over"]
@@ -31,6 +39,7 @@ class SeatView(TypedDict):
     player: str
     starting_kind: Kind | None
     done: bool
+    resigned: bool  # WC4.3: the table plays its defaults; it cannot win
     quarter: bool
     hand: CoinsView
     eat: CoinsView
@@ -78,3 +87,25 @@ class GameView(TypedDict):
 
 class OptionsJSON(TypedDict):
     max_rounds: int
+
+
+class ErrorDetails(TypedDict, total=False):
+    """What a rule error adds: ``key`` (invalid_options: the option)."""
+
+    key: str
+
+
+PLAYER_COMMANDS: Final[tuple[type[Any], ...]] = tuple(c for c in COMMAND_CLASSES if c not in SYSTEM_COMMANDS)
+
+TYPES: Final = RulesetTypes(
+    name="WereCats",
+    prefix="WC",
+    view=GameView,
+    options=OptionsJSON,
+    events=EVENT_CLASSES,
+    commands=PLAYER_COMMANDS,
+    player_commands=PLAYER_COMMANDS,
+    substitutes={Options: OptionsJSON, bytes: str, Coins: CoinsView},
+    errors={code: ErrorCode(kind, meaning) for code, (kind, meaning) in ERRORS.items()},
+    error_details=ErrorDetails,
+)

@@ -108,6 +108,8 @@ def _must_hide(e: Any, viewer: int | None) -> str | None:
         hide = ("card", e.face_down and viewer not in (e.seat, e.bagman))
     elif t == "SpoilsClaimed":
         hide = ("card", e.face_down and viewer not in (e.seat, e.from_bagman))
+    elif t == "GameEnded":  # the seed, as the running game's public chain hashes it (LT7.2)
+        hide = ("seed", True)
     return hide[0] if hide[1] else None
 
 

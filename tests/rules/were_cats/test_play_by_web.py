@@ -19,14 +19,14 @@ def test_wc4_1_every_waiting_step_is_named_with_its_seats_and_a_new_step_no() ->
     state = started(3, first_seat=1)
     w = GAME.waiting(state)
     assert w is not None
-    assert (w.step, w.seats, w.simultaneous) == ("setup", frozenset({1}), False)
+    assert (w.step, w.seats, w.deadline) == ("setup", frozenset({1}), "setup")
     numbers = [w.step_no]
     for seat in (1, 2, 0):
         state, _ = when(state, c.ChooseStartingCoins(seat=seat, kind="penny"))
         w = GAME.waiting(state)
         assert w is not None
         numbers.append(w.step_no)
-    assert (w.step, w.seats, w.simultaneous) == ("place", frozenset({0, 1, 2}), True)
+    assert (w.step, w.seats, w.deadline) == ("place", frozenset({0, 1, 2}), "place")
     state, _ = when(state, c.FinishPlacing(seat=2))
     w2 = GAME.waiting(state)
     assert w2 is not None

@@ -1,0 +1,867 @@
+"""The table: a :class:`games.rules.core.Ruleset` around any :class:`.game.Game`, written once.
+
+It is a Decider that wraps the game's Decider. Its state is the game's state plus the seats' holders,
+resignations, absences, ready flags, the current step's deadline and the pause; its events sit in the same log
+as the game's. After every command it *settles* the game: a step that opened gets its deadline
+(``DeadlineSet``, R7.1, R7.5; during a pause from the pause's start, R7.6), a resigned seat plays the game's
+default at once (R7.4, LT7.3, WC4.3), and a step with ready flags closes once every seat in it is ready.
+
+Timers send ``ExpireDeadline``: the seats that missed the deadline spend an extension if they have one left
+(the step is extended), else the deadline passes, a seat that has missed ``autopilot_after`` deadlines in a
+row goes on autopilot (a bot plays it until it is taken back or handed over), and the game's default is played
+for every seat that still owes one; a step the table closes is then closed. Pauses, warnings, outage
+extensions and messages work as for GoodCritters (RULES.md R7, rulings 28 and 31).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final
+
+from games.rules.core import JSON, Context, RuleError, RulesetTypes, Seat, Viewer, Waiting
+
+from . import commands as cmd
+from . import events as ev
+from . import serde
+from .errors import ERRORS, fail
+from .game import Game, Step
+from .options import TABLE_KEYS, Options, Settings, parse_settings, settings_to_json
+from .state import TableState, setitem
+
+MAX_MESSAGE_LENGTH: Final = 2000
+SETTLE_LIMIT: Final = 100_000  # defaults played in one go, at most (a game that never settles is a bug)
+RULES_VERSION: Final = "1"
+
+
+def _utc(now: datetime) -> datetime:
+    return now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
+
+
+# --------------------------------------------------------------------------------------------------
+# evolve: the table's own events (the game's go to the game)
+# --------------------------------------------------------------------------------------------------
+def _opened(s: TableState, e: ev.TableOpened) -> TableState:
+    n = len(e.players)
+    return s._replace(
+        opened=True,
+        n=n,
+        players=e.players,
+        settings=e.settings,
+        resigned=(False,) * n,
+        autopilot=(False,) * n,
+        misses=(0,) * n,
+        extensions_left=(e.settings.extensions,) * n,
+        ready=(False,) * n,
+    )
+
+
+def _deadline_set(s: TableState, e: ev.DeadlineSet) -> TableState:
+    return s._replace(step_no=e.step_no, step=e.step, due_at=e.due_at, warned=None, ready=(False,) * s.n)
+
+
+def _missed(s: TableState, e: ev.DeadlineMissed) -> TableState:
+    misses = list(s.misses)
+    for seat in e.seats:
+        misses[seat] += 1
+    return s._replace(misses=tuple(misses))
+
+
+def _extended(s: TableState, e: ev.DeadlineExtended) -> TableState:
+    left = list(s.extensions_left)
+    if e.reason == "absence":
+        for seat in e.seats:
+            left[seat] -= 1
+    ready = tuple(False if i in e.unready else r for i, r in enumerate(s.ready))
+    return s._replace(due_at=e.due_at, extensions_left=tuple(left), ready=ready)
+
+
+def _same(s: TableState, e: Any) -> TableState:
+    return s
+
+
+def _near(s: TableState, e: ev.DeadlineNear) -> TableState:
+    return s._replace(warned=e.due_at)
+
+
+def _ready(s: TableState, e: ev.ReadySet) -> TableState:
+    return s._replace(ready=setitem(s.ready, e.seat, e.ready))
+
+
+def _returned(s: TableState, e: ev.PlayerReturned) -> TableState:
+    return s._replace(misses=setitem(s.misses, e.seat, 0))
+
+
+def _engaged(s: TableState, e: ev.AutopilotEngaged) -> TableState:
+    return s._replace(autopilot=setitem(s.autopilot, e.seat, True))
+
+
+def _released(s: TableState, e: ev.AutopilotReleased) -> TableState:
+    return s._replace(autopilot=setitem(s.autopilot, e.seat, False), misses=setitem(s.misses, e.seat, 0))
+
+
+def _handed_over(s: TableState, e: ev.SeatHandedOver) -> TableState:
+    assert s.settings is not None
+    return s._replace(
+        players=setitem(s.players, e.seat, e.player),
+        misses=setitem(s.misses, e.seat, 0),
+        extensions_left=setitem(s.extensions_left, e.seat, s.settings.extensions),
+    )
+
+
+def _resigned(s: TableState, e: ev.PlayerResigned) -> TableState:
+    return s._replace(
+        resigned=setitem(s.resigned, e.seat, True), autopilot=setitem(s.autopilot, e.seat, False)
+    )
+
+
+def _voted(s: TableState, e: ev.PauseVoted) -> TableState:
+    return s._replace(pause_votes=s.pause_votes | {e.seat})
+
+
+def _paused(s: TableState, e: ev.GamePaused) -> TableState:
+    return s._replace(paused_at=e.at, pause_votes=frozenset())
+
+
+def _resumed(s: TableState, e: ev.GameResumed) -> TableState:
+    return s._replace(paused_at=None, due_at=e.due_at, pause_votes=frozenset())
+
+
+_HANDLERS: Final[dict[type[Any], Any]] = {
+    ev.TableOpened: _opened,
+    ev.DeadlineSet: _deadline_set,
+    ev.DeadlineMissed: _missed,
+    ev.DeadlineExtended: _extended,
+    ev.DeadlinePassed: _same,
+    ev.DeadlineNear: _near,
+    ev.ReadySet: _ready,
+    ev.PlayerReturned: _returned,
+    ev.AutopilotEngaged: _engaged,
+    ev.AutopilotReleased: _released,
+    ev.SeatHandedOver: _handed_over,
+    ev.PlayerResigned: _resigned,
+    ev.MessageSent: _same,
+    ev.PauseVoted: _voted,
+    ev.GamePaused: _paused,
+    ev.GameResumed: _resumed,
+}
+
+
+class Table:
+    """The play-by-web table around ``game``: what the service registers (``games.rules.registry``)."""
+
+    rules_versions: tuple[str, ...] = (RULES_VERSION,)
+    autopilot_player_commands: tuple[str, ...] = (
+        cmd.TakeBackSeat.TYPE,
+        cmd.SendMessage.TYPE,
+        cmd.Resign.TYPE,
+    )
+
+    def __init__(self, game: Game[Any]) -> None:
+        self.game = game
+        self.slug = game.slug
+        self.version = f"table-{RULES_VERSION}/{game.version}"
+        game_events = {cls.TYPE for cls in game.event_classes}
+        clash = game_events & serde.EVENT_TYPES
+        if clash:
+            raise ValueError(f"{game.slug}: event types {sorted(clash)} are the table's")
+        self._game_commands: dict[str, type[Any]] = {cls.TYPE: cls for cls in game.player_commands}
+        clash = set(self._game_commands) & serde.COMMAND_TYPES
+        if clash:
+            raise ValueError(f"{game.slug}: command types {sorted(clash)} are the table's")
+        clash = set(game.deadline_steps) & set(TABLE_KEYS)
+        self._game_command_types = tuple(game.player_commands)
+        self.player_commands: tuple[type[Any], ...] = (*game.player_commands, *cmd.PLAYER_COMMANDS)
+        self.event_classes: tuple[type[Any], ...] = (*game.event_classes, *ev.EVENT_CLASSES)
+        self.types = _types(game)
+        self._initial = TableState(game=game.initial_state())
+
+    # --- options -------------------------------------------------------------------------------
+    def parse_options(self, raw: Mapping[str, Any]) -> Options:
+        if isinstance(raw, Options):
+            return raw
+        if not isinstance(raw, Mapping):
+            from games.rules.core import InvalidOptions
+
+            raise InvalidOptions("options must be a JSON object")
+        settings = parse_settings(raw, self.game.deadline_steps)
+        game = self.game.parse_options({k: v for k, v in raw.items() if k not in TABLE_KEYS})
+        return Options(settings=settings, game=game)
+
+    def options_to_json(self, options: Any) -> JSON:
+        return {**self.game.options_to_json(options.game), **settings_to_json(options.settings)}
+
+    def seat_range(self) -> tuple[int, int]:
+        return self.game.seat_range()
+
+    # --- the decider ---------------------------------------------------------------------------
+    def initial_state(self) -> TableState:
+        return self._initial
+
+    def evolve(self, state: TableState, event: Any) -> TableState:
+        handler = _HANDLERS.get(type(event))
+        if handler is None:
+            return state._replace(game=self.game.evolve(state.game, event))
+        new: TableState = handler(state, event)
+        return new
+
+    def fold(self, events: Iterable[Any], state: TableState | None = None) -> TableState:
+        s = self._initial if state is None else state
+        for event in events:
+            s = self.evolve(s, event)
+        return s
+
+    def is_terminal(self, state: TableState) -> bool:
+        return self.game.is_terminal(state.game)
+
+    def rules_version(self, state: TableState) -> str:
+        return RULES_VERSION
+
+    def scores(self, state: TableState) -> Sequence[int] | None:
+        return self.game.scores(state.game) if self.game.is_terminal(state.game) else None
+
+    def decide(self, state: TableState, command: Any, ctx: Context) -> list[Any]:
+        return self.step(state, command, ctx)[0]
+
+    def step(self, state: TableState, command: Any, ctx: Context) -> tuple[list[Any], TableState]:
+        """``decide`` and the state its events lead to."""
+        run = _Run(self, state, ctx)
+        if isinstance(command, cmd.StartGame):
+            if command.seat is not None:
+                fail("system_only", "only the system starts a game")
+            if state.opened:
+                fail("already_started", "the game has already started")
+            self._start(run, command)
+            return run.events, run.state
+        if not state.opened:
+            fail("not_started", "the game has not started")
+        if self.game.is_terminal(state.game):
+            fail("game_over", "the game is over")
+        system = _SYSTEM.get(type(command))
+        if system is not None:
+            if command.seat is not None:
+                fail("system_only", "only the system sends this command")
+            system(self, run, command)
+            return run.events, run.state
+        seat = getattr(command, "seat", None)
+        if type(seat) is not int or not 0 <= seat < state.n:
+            fail("not_seated", "you do not have a seat in this game")
+        player = _PLAYER.get(type(command))
+        if player is None and type(command) not in self._game_command_types:
+            fail("invalid_command", "unknown command")
+        if state.resigned[seat] and not isinstance(command, cmd.SendMessage):
+            fail("resigned", "you have resigned from this game (R7.4)")
+        if state.paused_at is not None and not isinstance(command, _WHILE_PAUSED):
+            fail("paused", "the game is paused")
+        if player is not None:
+            player(self, run, seat, command)
+        else:
+            self._play(run, seat, command)
+        return run.events, run.state
+
+    # --- the game's own commands -----------------------------------------------------------------
+    def _play(self, run: _Run, seat: int, command: Any) -> None:
+        if getattr(command, "reason", None) is not None:
+            fail("invalid_command", "a default's reason is the table's to give")
+        before = run.state
+        w = self.game.waiting(before.game)
+        run.play(command)
+        state = run.state
+        if state.misses[seat]:
+            run.emit(ev.PlayerReturned(seat=seat))
+        if w is not None and w.ready and state.ready[seat] and w.step_no == state.step_no:
+            run.emit(ev.ReadySet(seat=seat, ready=False))  # any change clears the seat's ready flag (R2.4)
+        self._settle(run)
+
+    # --- start --------------------------------------------------------------------------------
+    def _start(self, run: _Run, command: cmd.StartGame) -> None:
+        options = command.options
+        if not isinstance(options, Options):
+            fail("invalid_command", "the options of a start command")
+        start = self.game.start_command(
+            command.players, options.game, command.seed, command.setup, fixed_seed=command.fixed_seed
+        )
+        run.play(start)
+        players = self.game.players(run.state.game)
+        run.emit(ev.TableOpened(players=players, settings=options.settings))
+        self._settle(run)
+
+    # --- settling: deadlines of new steps, resigned seats' defaults, ready steps ------------------------
+    def _due(self, run: _Run, w: Step) -> str | None:
+        seconds = self.step_seconds_of(run.state, w)
+        if seconds is None:
+            return None
+        start = _utc(run.ctx.now)
+        if run.state.paused_at is not None:  # R7.6: full duration from the resume, not more
+            start = datetime.fromisoformat(run.state.paused_at)
+        return (start + timedelta(seconds=seconds)).isoformat()
+
+    def step_seconds_of(self, state: TableState, w: Step) -> int | None:
+        if w.seconds is not None:
+            return w.seconds
+        assert state.settings is not None
+        return state.settings.deadline(w.deadline)
+
+    def _settle(self, run: _Run) -> None:
+        game = self.game
+        for _ in range(SETTLE_LIMIT):
+            state = run.state
+            if game.is_terminal(state.game):
+                return
+            w = game.waiting(state.game)
+            if w is None:
+                return
+            if w.step_no != state.step_no:
+                run.emit(ev.DeadlineSet(step_no=w.step_no, step=w.step, due_at=self._due(run, w)))
+                continue
+            played = False
+            for seat in sorted(w.seats):
+                if state.resigned[seat]:
+                    default = game.default_command(state.game, seat, "resigned")
+                    if default is not None:
+                        run.play(default)
+                        played = True
+                        break
+            if played:
+                continue
+            if w.closes and (
+                (w.ready and all(state.ready[s] or state.resigned[s] for s in w.seats))
+                or (not w.seats and w.seconds is None)  # nobody left to wait for
+            ):
+                close = game.close_command(w.step_no)
+                if close is not None:
+                    run.play(close)
+                    continue
+            return
+        raise RuntimeError(f"{game.slug}: the game does not settle")
+
+    # --- reading -------------------------------------------------------------------------------
+    def _owing(self, state: TableState, w: Step) -> tuple[int, ...]:
+        """The seats that still owe the step something (a default would be played for them now)."""
+        game = self.game
+        return tuple(s for s in sorted(w.seats) if game.default_command(state.game, s, "timeout") is not None)
+
+    def _acting(self, state: TableState, w: Step) -> tuple[int, ...]:
+        """The seats the step still waits on: owing a play, or (ready flags) not ready yet."""
+        owing = set(self._owing(state, w))
+        return tuple(
+            s
+            for s in sorted(w.seats)
+            if not state.resigned[s] and (s in owing or (w.ready and not state.ready[s]))
+        )
+
+    def waiting(self, state: TableState) -> Waiting | None:
+        if not state.opened or self.game.is_terminal(state.game):
+            return None
+        w = self.game.waiting(state.game)
+        if w is None:
+            return None
+        due = pause_end(state) if state.paused_at is not None else _parse(state.due_at)
+        return Waiting(step_no=w.step_no, step=w.step, seats=frozenset(self._acting(state, w)), due_at=due)
+
+    def warn_at(self, state: TableState) -> datetime | None:
+        if state.due_at is None or state.paused_at is not None or state.warned == state.due_at:
+            return None
+        w = self.game.waiting(state.game) if state.opened else None
+        if w is None or w.step_no != state.step_no or not self._unwarned(state, w):
+            return None
+        seconds = self.step_seconds_of(state, w)
+        assert state.settings is not None
+        before = state.settings.warn_before
+        if before is None:
+            before = (seconds or 0) // 4
+        if before <= 0:
+            return None
+        return datetime.fromisoformat(state.due_at) - timedelta(seconds=before)
+
+    def _unwarned(self, state: TableState, w: Step) -> tuple[int, ...]:
+        return tuple(s for s in self._acting(state, w) if not state.autopilot[s])
+
+    def step_seconds(self, state: TableState) -> int | None:
+        w = self.game.waiting(state.game) if state.opened else None
+        return None if w is None else self.step_seconds_of(state, w)
+
+    def autopilot_seats(self, state: TableState) -> frozenset[int]:
+        return frozenset(s for s in range(state.n) if state.autopilot[s] and not state.resigned[s])
+
+    def legal_commands(self, state: TableState, seat: Seat) -> list[str]:
+        if not state.opened or self.game.is_terminal(state.game) or not 0 <= seat < state.n:
+            return []
+        if state.resigned[seat]:
+            return [cmd.SendMessage.TYPE]
+        settings = state.settings
+        assert settings is not None
+        extra: list[str] = []
+        if state.autopilot[seat]:
+            extra.append(cmd.TakeBackSeat.TYPE)
+        elif settings.pause_by == "vote" and seat not in state.pause_votes:
+            extra.append(cmd.VotePause.TYPE)
+        if state.paused_at is not None:
+            return [*extra, cmd.Resign.TYPE, cmd.SendMessage.TYPE]
+        out = list(self.game.legal_commands(state.game, seat))
+        w = self.game.waiting(state.game)
+        if w is not None and w.ready and seat in w.seats:
+            out.append(cmd.SetReady.TYPE)
+        return [*out, *extra, cmd.Resign.TYPE, cmd.SendMessage.TYPE]
+
+    def bot_command(self, state: TableState, seat: Seat, *, strategy: str, salt: int) -> Any:
+        if not state.opened or self.game.is_terminal(state.game) or state.paused_at is not None:
+            return None
+        if not 0 <= seat < state.n or state.resigned[seat]:
+            return None
+        command = self.game.bot_command(state.game, seat, strategy=strategy, salt=salt)
+        if command is not None:
+            return command
+        w = self.game.waiting(state.game)
+        if (
+            w is not None
+            and w.ready
+            and seat in w.seats
+            and not state.ready[seat]
+            and self.game.default_command(state.game, seat, "timeout") is None
+        ):
+            return cmd.SetReady(seat=seat, ready=True)
+        return None
+
+    def view_for(self, state: TableState, viewer: Viewer) -> JSON:
+        out = self.game.view_for(state.game, viewer)
+        if not state.opened:
+            return out
+        w = None if self.game.is_terminal(state.game) else self.game.waiting(state.game)
+        settings = state.settings
+        assert settings is not None
+        end = pause_end(state)
+        out["players"] = list(state.players)
+        out["play"] = {
+            "step": None if w is None else w.step,
+            "step_no": state.step_no,
+            "due_at": state.due_at if w is not None else None,
+            "waiting_on": [] if w is None else list(self._acting(state, w)),
+            "ready_flags": bool(w is not None and w.ready),
+            "paused_at": state.paused_at,
+            "pause_until": None if end is None else end.isoformat(),
+            "pause_by": settings.pause_by,
+            "pause_votes": sorted(state.pause_votes),
+            "seats": [
+                {
+                    "seat": s,
+                    "player": state.players[s],
+                    "resigned": state.resigned[s],
+                    "autopilot": state.autopilot[s],
+                    "ready": state.ready[s],
+                    "misses": state.misses[s],
+                    "extensions_left": state.extensions_left[s],
+                }
+                for s in range(state.n)
+            ],
+        }
+        return out
+
+    def full_view(self, state: TableState) -> JSON:
+        """The view with nothing hidden, for a past state of a finished game (the audit's step-through)."""
+        full = getattr(self.game, "full_view", None)
+        if full is None:
+            return self.view_for(state, None)
+        out = self.view_for(state, None)
+        out.update(full(state.game))
+        return out
+
+    def redact_event(self, event: Any, viewer: Viewer, *, terminal: bool) -> JSON:
+        if type(event) not in _HANDLERS:
+            return self.game.redact_event(event, viewer, terminal=terminal)
+        out = serde.event_to_json(event)
+        if (
+            not terminal
+            and isinstance(event, ev.MessageSent)
+            and event.to is not None
+            and viewer != event.seat
+            and viewer not in event.to
+        ):
+            out["text"] = None
+            out["to"] = None
+        return out
+
+    # --- serialization -------------------------------------------------------------------------
+    def event_to_json(self, event: Any) -> JSON:
+        if type(event) in _HANDLERS:
+            return serde.event_to_json(event)
+        return self.game.event_to_json(event)
+
+    def event_from_json(self, data: Mapping[str, Any]) -> Any:
+        kind = data.get("type") if isinstance(data, Mapping) else None
+        if kind in serde.EVENT_TYPES:
+            try:
+                return serde.event_from_json(data)
+            except (serde.Bad, RuleError, KeyError, TypeError) as exc:
+                raise ValueError(f"not a table event: {exc}") from exc
+        return self.game.event_from_json(data)
+
+    def command_to_json(self, command: Any) -> JSON:
+        if type(command) in _TABLE_COMMANDS:
+            return serde.command_to_json(command, self.game.options_to_json)
+        return self.game.command_to_json(command)
+
+    def command_from_json(self, data: Mapping[str, Any], seat: Seat | None) -> Any:
+        """Strict: a table command, or one of the game's player commands for a seat; ``invalid_command``
+        (or ``invalid_options`` for a start command's options) on anything else."""
+        if not isinstance(data, Mapping):
+            fail("invalid_command", "malformed command: a command is a JSON object")
+        kind = data.get("type")
+        if isinstance(kind, str) and kind in serde.COMMAND_TYPES:
+            try:
+                return serde.command_from_json(data, seat, self.parse_options)
+            except RuleError:
+                raise
+            except Exception as exc:  # any malformed input whatsoever
+                fail("invalid_command", f"malformed command: {exc}")
+        if not isinstance(kind, str) or kind not in self._game_commands or type(seat) is not int:
+            fail("invalid_command", f"malformed command: unknown command type {kind!r}")
+        command = self.game.command_from_json(data, seat)
+        if getattr(command, "reason", None) is not None:
+            fail("invalid_command", "malformed command: a default's reason is the table's to give")
+        return command
+
+    def start_command(
+        self,
+        *,
+        players: Sequence[str],
+        creator: str | None,
+        options: Any,
+        seed: bytes,
+        setup: Mapping[str, Any] | None = None,
+    ) -> Any:
+        opts = options if isinstance(options, Options) else self.parse_options(options)
+        rest = dict(setup or {})
+        fixed = rest.pop("fixed_seed", False)
+        if type(fixed) is not bool:
+            fail("invalid_setup", "setup 'fixed_seed' must be true or false")
+        return cmd.StartGame(
+            seat=None,
+            players=tuple(players),
+            options=opts,
+            seed=bytes(seed),
+            setup=rest or None,
+            fixed_seed=fixed,
+        )
+
+    def expire_command(self, step_no: int) -> Any:
+        return cmd.ExpireDeadline(seat=None, step_no=step_no)
+
+    def warn_command(self, step_no: int) -> Any:
+        return cmd.WarnDeadline(seat=None, step_no=step_no)
+
+    def extend_command(self, step_no: int, seconds: int, reason: str) -> Any:
+        return cmd.ExtendDeadline(seat=None, step_no=step_no, seconds=seconds, reason=reason)
+
+    def pause_command(self, pause: bool) -> Any:
+        return cmd.PauseGame(seat=None) if pause else cmd.ResumeGame(seat=None)
+
+    def hand_over_command(self, seat: Seat, *, to: str, player: str) -> Any:
+        return cmd.HandOverSeat(seat=None, target=seat, to=to, player=player)
+
+    # --- audit hooks ---------------------------------------------------------------------------------
+    def started_options(self, events: Sequence[Mapping[str, Any]]) -> JSON | None:
+        """The options a game started with, in full, from its log's JSON (``{"type", "data"}`` items): the
+        game's own (its ``GameStarted``) and the table's (``TableOpened``)."""
+        game: JSON | None = None
+        table: JSON | None = None
+        for event in events:
+            if event.get("type") == "GameStarted" and game is None:
+                game = event["data"].get("options")
+            elif event.get("type") == ev.TableOpened.TYPE:
+                table = event["data"].get("settings")
+                break
+        if not isinstance(game, Mapping) or not isinstance(table, Mapping):
+            return None
+        return {**game, **table}
+
+    def chart(self, state: TableState) -> Any:
+        chart = getattr(self.game, "chart", None)
+        return None if chart is None or not state.opened else chart(state.game)
+
+
+def _parse(value: str | None) -> datetime | None:
+    return None if value is None else datetime.fromisoformat(value)
+
+
+def pause_end(state: TableState) -> datetime | None:
+    """When the pause ends by itself (R7.6), or ``None`` when the game is not paused."""
+    if state.paused_at is None or state.settings is None:
+        return None
+    return datetime.fromisoformat(state.paused_at) + timedelta(seconds=state.settings.max_pause)
+
+
+# --------------------------------------------------------------------------------------------------
+# the running decision
+# --------------------------------------------------------------------------------------------------
+class _Run:
+    __slots__ = ("ctx", "events", "state", "table")
+
+    def __init__(self, table: Table, state: TableState, ctx: Context) -> None:
+        self.table = table
+        self.state = state
+        self.ctx = ctx
+        self.events: list[Any] = []
+
+    def emit(self, event: Any) -> None:
+        self.events.append(event)
+        self.state = self.table.evolve(self.state, event)
+
+    def play(self, command: Any) -> None:
+        """The game decides ``command`` (a player's, or one the table sends for a seat or a step)."""
+        game = self.table.game
+        state = self.state.game
+        for event in game.decide(state, command, self.ctx):
+            self.events.append(event)
+            state = game.evolve(state, event)
+        self.state = self.state._replace(game=state)
+
+
+# --------------------------------------------------------------------------------------------------
+# the table's commands
+# --------------------------------------------------------------------------------------------------
+def _resign(table: Table, run: _Run, seat: int, command: cmd.Resign) -> None:
+    """R7.4, LT7.3, WC4.3: from now on the seat plays the game's defaults, at once."""
+    run.emit(ev.PlayerResigned(seat=seat))
+    consequence = table.game.resign_command(seat)
+    if consequence is not None:
+        run.play(consequence)
+    state = run.state
+    if state.paused_at is not None and all(state.resigned):
+        _resume(run, "resigned")  # R7.6: no seat is left that could resume the pause (ruling 31)
+    else:
+        _count_pause_votes(run)  # one voter fewer: the votes cast may be a majority (ruling 28)
+    table._settle(run)
+
+
+def _send_message(table: Table, run: _Run, seat: int, command: cmd.SendMessage) -> None:
+    state = run.state
+    text = command.text
+    if not text.strip() or len(text) > MAX_MESSAGE_LENGTH:
+        fail("invalid_message", f"a message has 1 to {MAX_MESSAGE_LENGTH} characters")
+    to = command.to
+    if to is not None:
+        if not to or len(set(to)) != len(to) or seat in to or any(not 0 <= s < state.n for s in to):
+            fail("invalid_message", "a private message goes to one or more other seats, each once")
+        to = tuple(sorted(to))
+    run.emit(ev.MessageSent(seat=seat, text=text, to=to))
+
+
+def _set_ready(table: Table, run: _Run, seat: int, command: cmd.SetReady) -> None:
+    state = run.state
+    w = table.game.waiting(state.game)
+    if w is None or not w.ready or seat not in w.seats:
+        fail("wrong_step", "no step with ready flags waits on you now")
+    if command.ready == state.ready[seat]:
+        fail("no_change", "you are already ready" if command.ready else "you are not ready")
+    if command.ready and table.game.default_command(state.game, seat, "timeout") is not None:
+        fail("action_not_chosen", "make your choice before you are ready (R2.4, LT3.3)")
+    run.emit(ev.ReadySet(seat=seat, ready=command.ready))
+    table._settle(run)
+
+
+def _take_back(table: Table, run: _Run, seat: int, command: cmd.TakeBackSeat) -> None:
+    if not run.state.autopilot[seat]:
+        fail("not_on_autopilot", "your seat is not on autopilot")
+    run.emit(ev.AutopilotReleased(seat=seat, reason="taken_back"))
+
+
+def _vote_pause(table: Table, run: _Run, seat: int, command: cmd.VotePause) -> None:
+    state = run.state
+    assert state.settings is not None
+    if state.settings.pause_by != "vote":
+        fail("pause_by_creator", "in this game only the creator pauses and resumes")
+    if state.autopilot[seat]:
+        fail("not_on_autopilot", "take your seat back first (TakeBackSeat)")
+    if command.pause and state.paused_at is not None:
+        fail("already_paused", "the game is already paused: vote to resume (pause: false)")
+    if not command.pause and state.paused_at is None:
+        fail("not_paused", "the game is not paused: vote to pause (pause: true)")
+    if seat in state.pause_votes:
+        fail("no_change", "you have already voted")
+    run.emit(ev.PauseVoted(seat=seat, pause=command.pause))
+    _count_pause_votes(run)
+
+
+def _voters(state: TableState) -> tuple[int, ...]:
+    return tuple(s for s in range(state.n) if not state.resigned[s] and not state.autopilot[s])
+
+
+def _count_pause_votes(run: _Run) -> None:
+    """``pause_by = "vote"``: pause (or, while paused, resume) once the votes are a strict majority of the
+    seats still playing (ruling 28)."""
+    state = run.state
+    assert state.settings is not None
+    if state.settings.pause_by != "vote" or not state.pause_votes:
+        return
+    voters = _voters(state)
+    if len(state.pause_votes & set(voters)) * 2 > len(voters):
+        if state.paused_at is None:
+            _pause(run, "vote")
+        else:
+            _resume(run, "vote")
+
+
+def _pause(run: _Run, by: str) -> None:
+    if run.state.paused_at is not None:
+        fail("already_paused", "the game is already paused")
+    run.emit(ev.GamePaused(at=_utc(run.ctx.now).isoformat(), by=by))
+
+
+def _resume(run: _Run, by: str) -> None:
+    state = run.state
+    if state.paused_at is None:
+        fail("not_paused", "the game is not paused")
+    paused = _utc(run.ctx.now) - datetime.fromisoformat(state.paused_at)
+    due = (datetime.fromisoformat(state.due_at) + paused).isoformat() if state.due_at is not None else None
+    run.emit(ev.GameResumed(by=by, paused_seconds=max(0, math.ceil(paused.total_seconds())), due_at=due))
+
+
+def _pause_by_creator(table: Table, run: _Run, command: cmd.PauseGame | cmd.ResumeGame) -> None:
+    assert run.state.settings is not None
+    if run.state.settings.pause_by != "creator":
+        fail("pause_by_vote", "in this game the players pause and resume by vote (VotePause)")
+    if isinstance(command, cmd.PauseGame):
+        _pause(run, "creator")
+    else:
+        _resume(run, "creator")
+
+
+def _hand_over(table: Table, run: _Run, command: cmd.HandOverSeat) -> None:
+    state = run.state
+    if type(command.target) is not int or not 0 <= command.target < state.n:
+        fail("invalid_hand_over", "no such seat in this game")
+    if command.to not in ("bot", "player") or not command.player or command.player in state.players:
+        fail("invalid_hand_over", "a seat goes to a bot or to a player new to this game")
+    if not state.autopilot[command.target] or state.resigned[command.target]:
+        fail("not_on_autopilot", "only an abandoned seat (on autopilot) can be handed over")
+    run.emit(ev.AutopilotReleased(seat=command.target, reason="handed_over"))
+    run.emit(ev.SeatHandedOver(seat=command.target, to=command.to, player=command.player))
+
+
+def _expire(table: Table, run: _Run, command: cmd.ExpireDeadline) -> None:
+    """R7.1-R7.5 and the absent-player policy. A stale or early timer yields no events; while paused it is
+    the pause's timer (R7.6: at or after the pause's end the game resumes)."""
+    state = run.state
+    game = table.game
+    w = game.waiting(state.game)
+    if w is None or command.step_no != state.step_no or w.step_no != state.step_no:
+        return
+    now = _utc(run.ctx.now)
+    if state.paused_at is not None:
+        end = pause_end(state)
+        if end is not None and now >= end:
+            _resume(run, "limit")
+        return
+    if state.due_at is None or now < datetime.fromisoformat(state.due_at):
+        return
+    settings = state.settings
+    assert settings is not None
+    missed = tuple(s for s in table._owing(state, w) if not state.resigned[s] and not state.autopilot[s])
+    if missed:
+        run.emit(ev.DeadlineMissed(step_no=state.step_no, step=w.step, seats=missed))
+    extend = tuple(s for s in missed if state.extensions_left[s] > 0)
+    seconds = table.step_seconds_of(state, w)
+    if extend and seconds is not None:
+        run.emit(
+            ev.DeadlineExtended(
+                step_no=state.step_no,
+                step=w.step,
+                due_at=(now + timedelta(seconds=seconds)).isoformat(),
+                previous_due_at=state.due_at,
+                reason="absence",
+                seats=extend,
+                unready=tuple(s for s in range(state.n) if run.state.ready[s]),
+            )
+        )
+        return
+    run.emit(ev.DeadlinePassed(step_no=state.step_no, step=w.step, due_at=state.due_at))
+    engaged = False
+    if settings.autopilot_after is not None:
+        for seat in missed:
+            if run.state.misses[seat] >= settings.autopilot_after and not run.state.autopilot[seat]:
+                run.emit(ev.AutopilotEngaged(seat=seat, reason="absent"))
+                engaged = True
+    for seat in sorted(w.seats):  # the defaults, while the step is still this one
+        current = game.waiting(run.state.game)
+        if current is None or current.step_no != w.step_no:
+            break
+        default = game.default_command(run.state.game, seat, "timeout")
+        if default is not None:
+            run.play(default)
+    current = None if game.is_terminal(run.state.game) else game.waiting(run.state.game)
+    if w.closes and current is not None and current.step_no == w.step_no:
+        close = game.close_command(w.step_no)
+        if close is not None:
+            run.play(close)
+    if engaged:
+        _count_pause_votes(run)  # fewer seats vote now (ruling 28)
+    table._settle(run)
+
+
+def _warn(table: Table, run: _Run, command: cmd.WarnDeadline) -> None:
+    state = run.state
+    if command.step_no != state.step_no:
+        return
+    at = table.warn_at(state)
+    if at is None or _utc(run.ctx.now) < at or state.due_at is None or state.step is None:
+        return
+    w = table.game.waiting(state.game)
+    assert w is not None
+    run.emit(
+        ev.DeadlineNear(
+            step_no=state.step_no, step=state.step, due_at=state.due_at, seats=table._unwarned(state, w)
+        )
+    )
+
+
+def _extend(table: Table, run: _Run, command: cmd.ExtendDeadline) -> None:
+    """The timers were down when the deadline fell due: extend instead of playing (no budget spent)."""
+    state = run.state
+    if command.reason != "outage":
+        fail("invalid_command", "the only system extension is for an outage")
+    if type(command.seconds) is not int or not 1 <= command.seconds <= 30 * 24 * 3600:
+        fail("invalid_command", "an extension is 1 second to 30 days")
+    if command.step_no != state.step_no or state.due_at is None or state.paused_at is not None:
+        return
+    run.emit(
+        ev.DeadlineExtended(
+            step_no=state.step_no,
+            step=state.step or "",
+            due_at=(_utc(run.ctx.now) + timedelta(seconds=command.seconds)).isoformat(),
+            previous_due_at=state.due_at,
+            reason="outage",
+            seats=(),
+            unready=(),
+        )
+    )
+
+
+_SYSTEM: Final[dict[type[Any], Any]] = {
+    cmd.ExpireDeadline: _expire,
+    cmd.WarnDeadline: _warn,
+    cmd.ExtendDeadline: _extend,
+    cmd.PauseGame: _pause_by_creator,
+    cmd.ResumeGame: _pause_by_creator,
+    cmd.HandOverSeat: _hand_over,
+}
+_PLAYER: Final[dict[type[Any], Any]] = {
+    cmd.Resign: _resign,
+    cmd.SendMessage: _send_message,
+    cmd.SetReady: _set_ready,
+    cmd.TakeBackSeat: _take_back,
+    cmd.VotePause: _vote_pause,
+}
+_WHILE_PAUSED: Final = (cmd.SendMessage, cmd.Resign, cmd.TakeBackSeat, cmd.VotePause)
+_TABLE_COMMANDS: Final = frozenset(cmd.COMMAND_CLASSES)
+
+
+def _types(game: Game[Any]) -> RulesetTypes:
+    """The game's JSON shapes plus the table's: its events and commands, its options, its errors."""
+    from .types import table_types
+
+    return table_types(game)
+
+
+__all__ = ["ERRORS", "Settings", "Table", "pause_end"]

@@ -1,0 +1,115 @@
+"""The JSON shapes a table game shows to clients: the game's own (``Game.types``) plus the table's, joined
+once here so that a game adds only its own types (the hosting makes the spec of them: games.api.schema)."""
+
+from __future__ import annotations
+
+import typing
+from typing import Any, Literal, NotRequired, TypedDict
+
+from games.rules.core import RulesetTypes
+
+from . import commands, events
+from .errors import ERRORS
+from .options import Options, Settings
+
+
+class Absence(TypedDict):
+    """Absent players: deadline extensions per seat; deadlines missed in a row before autopilot (null:
+    never)."""
+
+    extensions: int
+    autopilot_after: int | None
+
+
+class PlaySeat(TypedDict):
+    """One seat at the table: its holder now, resigned, on autopilot (a bot plays it), its ready flag, the
+    deadlines it missed in a row and the extensions it has left."""
+
+    seat: int
+    player: str
+    resigned: bool
+    autopilot: bool
+    ready: bool
+    misses: int
+    extensions_left: int
+
+
+class Play(TypedDict):
+    """The table around the game: the step it waits on (``step``, ``step_no``, ``due_at``: its deadline,
+    null for none), the seats it waits on, whether the step has ready flags, the pause (``paused_at``,
+    ``pause_until``: when it ends by itself, R7.6; ``pause_by``; ``pause_votes``) and every seat."""
+
+    step: str | None
+    step_no: int
+    due_at: str | None
+    waiting_on: list[int]
+    ready_flags: bool
+    paused_at: str | None
+    pause_until: str | None
+    pause_by: Literal["creator", "vote"]
+    pause_votes: list[int]
+    seats: list[PlaySeat]
+
+
+def _typeddict(name: str, doc: str, fields: dict[str, Any]) -> Any:
+    td: Any = TypedDict(name, fields)  # type: ignore[misc]
+    td.__doc__ = doc
+    td.__module__ = __name__
+    return td
+
+
+def table_types(game: Any) -> RulesetTypes:
+    rt: RulesetTypes = game.types
+    name = rt.name
+    deadlines = _typeddict(
+        f"{name}Deadlines",
+        "Seconds each step waits on players (null: no deadline).",
+        dict.fromkeys(game.deadline_steps, int | None),
+    )
+    settings = _typeddict(
+        f"{name}TableSettings",
+        "The table's options: each step's deadline, the absence policy, who pauses, the warning, the "
+        "longest pause (R7.6).",
+        {
+            "deadlines": deadlines,
+            "absence": Absence,
+            "pause_by": Literal["creator", "vote"],
+            "warn_before": int | None,
+            "max_pause": int,
+        },
+    )
+    options = _typeddict(
+        f"{name}Options",
+        (rt.options.__doc__ or "").strip()
+        + " Beside the game's own options, the table's: deadlines, absence, pause_by, warn_before, "
+        "max_pause.",
+        {**typing.get_type_hints(rt.options, include_extras=True), **typing.get_type_hints(settings)},
+    )
+    view = _typeddict(
+        rt.view.__name__,
+        (rt.view.__doc__ or "").strip()
+        + " Once started, ``players`` (the seats' holders now) and ``play`` (deadlines, pause, seats).",
+        {
+            **typing.get_type_hints(rt.view, include_extras=True),
+            "players": NotRequired[list[str]],
+            "play": NotRequired[Play],
+        },
+    )
+    errors = {**ERRORS, **rt.errors}
+    for code, entry in ERRORS.items():  # a code means one thing everywhere
+        if rt.errors.get(code, entry).kind != entry.kind:
+            raise ValueError(
+                f"{game.slug}: error {code!r} is {rt.errors[code].kind}, the table's {entry.kind}"
+            )
+    return RulesetTypes(
+        name=name,
+        prefix=rt.prefix,
+        view=view,
+        options=options,
+        events=(*rt.events, *events.EVENT_CLASSES),
+        commands=(*commands.COMMAND_CLASSES, *rt.player_commands),
+        player_commands=(*rt.player_commands, *commands.PLAYER_COMMANDS),
+        substitutes={**rt.substitutes, Options: options, Settings: settings, bytes: str},
+        errors=errors,
+        error_details=rt.error_details,
+    )
