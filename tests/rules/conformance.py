@@ -1,8 +1,8 @@
 """One conformance harness for every ruleset: it plays whole games through the
 :class:`games.rules.core.Ruleset` protocol and checks the generic invariants after every event.
 
-A game's test module supplies a :class:`Conformance` (its ruleset, player counts, options, bot strategies,
-junk commands, resignation and its own invariants, as a :class:`Checks`) and writes its hypothesis tests
+A game's test module supplies a :class:`Conformance` (its registered ruleset, error catalogue, options,
+bot strategies, junk commands and its own invariants, as a :class:`Checks`) and writes its hypothesis tests
 with :func:`setups` and :func:`play`::
 
     @rules_settings(examples=120)
@@ -11,10 +11,12 @@ with :func:`setups` and :func:`play`::
         play(SPEC, setup, heavy=True)
 
 Each game: every seat a bot (``bot_command`` with a strategy drawn per seat), junk commands (often illegal:
-``decide`` answers with events or a catalogued :class:`RuleError`, nothing else), resignations, deadlines
-(``expire_command(step_no)`` past ``waiting().due_at``), and with ``web`` the table's system commands
-(pause and resume, outage extensions, warnings, hand-over of a seat) and the player's table commands the
-game names (take a seat back, vote a pause). Checked, generically:
+``decide`` answers with events or a catalogued :class:`RuleError`, nothing else), resignations and chat
+(the table's ``Resign`` and ``SendMessage``, read from JSON as the service does), deadlines
+(``expire_command(step_no)`` once the clock passes ``waiting().due_at``), and with ``web`` the table's
+system commands (``pause_command``, ``extend_command``, ``warn_command``, ``hand_over_command``) and the
+players' (``TakeBackSeat``, ``VotePause``, ``SetReady``). The same for every game: GoodCritters speaks the
+table's vocabulary, Loose Triggers and Were-cats are played on the table. Checked, generically:
 
 * after every event: it round-trips through JSON; each seat's and the spectator's redacted event is JSON,
   names the event's type and shows none of the viewer's secrets (the seed, and what the game's
@@ -36,7 +38,7 @@ import json
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, ClassVar
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -73,6 +75,10 @@ class Checks:
         """Once the game is over."""
 
 
+def _resigned(state: Any, seat: int) -> bool:
+    return bool(state.resigned[seat])
+
+
 @dataclasses.dataclass(frozen=True)
 class Conformance:
     """What a game supplies to the harness.
@@ -80,15 +86,13 @@ class Conformance:
     ``ruleset`` is driven through the Ruleset protocol; ``codes`` is its error catalogue (code -> kind);
     ``strategies`` the bot strategies a seat is drawn from (repeat a name to weigh it); ``bots`` the
     test-only ones (``(state, seat, salt) -> command | None``); ``junk(rnd, state)`` any command at all;
-    ``resign(seat)`` the command by which ``seat`` resigns (``None``: the game has none), accepted exactly
-    when ``resigned(state, seat)`` was not; ``message(rnd, state)`` a chat message the rules must accept;
+    ``resigned(state, seat)`` whether a seat resigned (a resignation is accepted exactly when not);
     ``secrets(state, viewer)`` strings ``viewer`` must not see while the game runs (the seed always);
     ``start`` builds the start command from the setup and ``rnd`` (default: the ruleset's, with a random
-    creator); ``web``: send the table's pause, extension, warning and hand-over commands, and
-    ``web_commands(rnd, state, seat)`` the player's; a paused game with no deadline moves again by the
-    system's resume, else by the players' ``resume(state)`` (votes). ``every_viewer``: in heavy games, the
-    share of events after which every viewer's redaction is checked (else one viewer's; the views: a fifth
-    of that); lower it where the game's own checks already read every viewer."""
+    creator); ``web``: send the table's system commands (pause and resume, outage extensions, warnings,
+    hand-over) and the players' (take a seat back, vote a pause, ready flags). ``every_viewer``: in heavy
+    games, the share of events after which every viewer's redaction is checked (else one viewer's; the views:
+    a fifth of that); lower it where the game's own checks already read every viewer."""
 
     ruleset: Any
     codes: Mapping[str, ErrorKind]
@@ -96,19 +100,38 @@ class Conformance:
     strategies: Sequence[str] = ("random", "sensible")
     bots: Mapping[str, Callable[[Any, int, int], Any]] = dataclasses.field(default_factory=dict)
     junk: Callable[[random.Random, Any], Any] | None = None
-    resign: Callable[[int], Any] | None = None
-    resigned: Callable[[Any, int], bool] | None = None
-    message: Callable[[random.Random, Any], Any] | None = None
+    resigned: Callable[[Any, int], bool] = _resigned
     secrets: Callable[[Any, int | None], Iterable[str]] | None = None
     checks: Callable[[Setup], Checks] = Checks
     start: Callable[[Setup, random.Random], Any] | None = None
     variants: st.SearchStrategy[Any] = NO_VARIANT
     players: tuple[int, int] | None = None  # default: the ruleset's seat_range()
     max_rounds: int = 20_000
-    every_viewer: float = 1.0
     web: bool = False
-    web_commands: Callable[[random.Random, Any, int], Any] | None = None
-    resume: Callable[[Any], Sequence[Any]] | None = None
+    every_viewer: float = 1.0
+
+
+def table_options(
+    game: st.SearchStrategy[dict[str, Any]], steps: Sequence[str]
+) -> st.SearchStrategy[dict[str, Any]]:
+    """A game's own options with the table's beside them: deadlines for the game's ``steps`` (short, so that
+    they pass; or none), the absence policy, who pauses, warnings and the longest pause."""
+    table = st.fixed_dictionaries(
+        {},
+        optional={
+            "deadlines": st.fixed_dictionaries(
+                {}, optional={step: st.none() | st.integers(1, 100) for step in steps}
+            ),
+            "absence": st.fixed_dictionaries(
+                {},
+                optional={"extensions": st.integers(0, 3), "autopilot_after": st.none() | st.integers(1, 4)},
+            ),
+            "pause_by": st.sampled_from(["creator", "vote"]),
+            "warn_before": st.none() | st.integers(0, 60),
+            "max_pause": st.integers(1, 7 * 24 * 3600),
+        },
+    )
+    return st.tuples(game, table).map(lambda both: {**both[0], **both[1]})
 
 
 def setups(spec: Conformance) -> st.SearchStrategy[Setup]:
@@ -147,7 +170,7 @@ class Game:
         self.seed_hex = setup.seed.hex()
         self.viewers: list[int | None] = [None, *range(n)]
         self.strategies = [rnd.choice(list(spec.strategies)) for _ in range(n)]
-        self.resign_rate = rnd.choice([0.0, 0.0, 0.002, 0.01]) if spec.resign is not None else 0.0
+        self.resign_rate = rnd.choice([0.0, 0.0, 0.002, 0.01])
         self.junk_rate = rnd.choice([0.0, 0.02, 0.1]) if spec.junk is not None else 0.0
         self.expire_rate = rnd.choice([0.0, 0.05, 0.3])
         self.web_rate = rnd.choice([0.0, 0.05, 0.15]) if spec.web else 0.0
@@ -182,25 +205,25 @@ class Game:
             for secret in self.spec.secrets(self.state, viewer):
                 assert secret not in text, f"{secret!r} leaks to {viewer} in {what}"
 
-    def _check_command_json(self, command: Any, *, system: bool) -> None:
-        """A seat's command (and a system command the harness means to send) round-trips through JSON; a
-        junk command without a seat is refused as ``invalid_command`` or round-trips."""
+    def _check_command_json(self, command: Any, *, strict: bool) -> None:
+        """A bot's, the table's or the system's command round-trips through JSON; any other (junk) either
+        does or is one no client can send (``invalid_command``: a seat that is not one, a default's
+        reason...)."""
         seat = command.seat
-        if type(seat) is not int and not system:
-            if seat is not None:
-                return
-            code: str | None = None
-            try:
-                data = json.loads(json.dumps(self.ruleset.command_to_json(command)))
-                parsed = self.ruleset.command_from_json(data, None)
-            except RuleError as error:
-                code = error.code
-            else:
-                assert parsed == command
-            assert code in (None, "invalid_command"), code
+        if not strict and seat is not None and type(seat) is not int:
             return
         data = json.loads(json.dumps(self.ruleset.command_to_json(command)))
-        assert self.ruleset.command_from_json(data, seat) == command, (command, data)
+        if strict:
+            assert self.ruleset.command_from_json(data, seat) == command, (command, data)
+            return
+        code: str | None = None
+        try:
+            parsed = self.ruleset.command_from_json(data, seat)
+        except RuleError as error:
+            code = error.code
+        else:
+            assert parsed == command, (command, data)
+        assert code in (None, "invalid_command"), code
 
     def _check_event(self, before: Any, state: Any, event: Any) -> None:
         data = json.loads(json.dumps(self.ruleset.event_to_json(event)))
@@ -236,7 +259,7 @@ class Game:
     def apply(self, command: Any, *, trusted: bool = False, system: bool = False) -> bool:
         """Decide and evolve; True when accepted. ``trusted``: a bot's or the table's own command, which the
         rules must accept; ``system``: a system command, which must round-trip through JSON."""
-        self._check_command_json(command, system=system)
+        self._check_command_json(command, strict=trusted or system)
         ctx = Context(now=self.now)
         before = self.state
         stepper = getattr(self.ruleset, "step", None)
@@ -277,6 +300,11 @@ class Game:
     def terminal(self) -> bool:
         return bool(self.ruleset.is_terminal(self.state))
 
+    def player(self, data: Mapping[str, Any], seat: int) -> Any:
+        """The table's command a player sends (``Resign``, ``SendMessage``, ``TakeBackSeat``, ``VotePause``,
+        ``SetReady``), as the service reads it from JSON: every ruleset knows them."""
+        return self.ruleset.command_from_json(data, seat)
+
     def bot(self, seat: int) -> Any:
         strategy = self.strategies[seat]
         if strategy in self.spec.bots:
@@ -290,7 +318,7 @@ class Game:
         if waiting is not None and waiting.due_at is None and self.spec.web:
             if self.apply(self.ruleset.pause_command(False), system=True):
                 return True
-            votes = self.spec.resume(self.state) if self.spec.resume is not None else ()
+            votes = [self.player({"type": "VotePause", "pause": False}, seat) for seat in range(self.n)]
             accepted = [self.apply(command) for command in votes]
             return any(accepted)
         if waiting is None or waiting.due_at is None:
@@ -301,26 +329,30 @@ class Game:
     def disturb(self) -> None:
         """Resignations, junk and (``web``) the table's commands, at the game's rates."""
         rnd, spec = self.rnd, self.spec
-        if spec.resign is not None and rnd.random() < self.resign_rate:
+        if rnd.random() < self.resign_rate:
             seat = rnd.randrange(self.n)
-            was = spec.resigned(self.state, seat) if spec.resigned is not None else None
-            accepted = self.apply(spec.resign(seat), system=True)
-            assert was is None or accepted != was, f"seat {seat} resigned: {was}, resigns again: {accepted}"
+            was = spec.resigned(self.state, seat)
+            accepted = self.apply(self.player({"type": "Resign"}, seat))
+            assert accepted != was, f"seat {seat} had resigned: {was}, resigns now: {accepted}"
         if spec.junk is not None and not self.terminal() and rnd.random() < self.junk_rate:
             self.apply(spec.junk(rnd, self.state))
-        if spec.message is not None and not self.terminal() and rnd.random() < 0.01:
-            assert self.apply(spec.message(rnd, self.state)), "a chat message was refused"
+        if self.n > 3 and not self.terminal() and rnd.random() < 0.01:  # to other seats: seats 3... send
+            to = rnd.choice([None, [0], [1, 2]])
+            message = self.player(
+                {"type": "SendMessage", "text": "let's make a deal", "to": to}, rnd.randrange(3, self.n)
+            )
+            assert self.apply(message), "a chat message was refused"
         if self.web_rate and not self.terminal() and rnd.random() < self.web_rate:
             self.web()
 
     def web(self) -> None:
         """One of the table's commands: pause or resume, an outage extension, a warning (the clock moves a
-        little), a hand-over, or a player's own table command."""
+        little), a hand-over, or a player's: take the seat back, vote a pause (or its end), a ready flag."""
         rnd, ruleset = self.rnd, self.ruleset
         seat = rnd.randrange(self.n)
         waiting = ruleset.waiting(self.state)
         step_no = waiting.step_no if waiting is not None else 0
-        roll = rnd.randrange(6)
+        roll = rnd.randrange(7)
         if roll == 0:
             self.apply(ruleset.pause_command(rnd.random() < 0.5), system=True)
         elif roll == 1:
@@ -332,8 +364,12 @@ class Game:
             self.handed += 1
             to = rnd.choice(["bot", "player"])
             self.apply(ruleset.hand_over_command(seat, to=to, player=f"newcomer-{self.handed}"), system=True)
-        elif self.spec.web_commands is not None:
-            self.apply(self.spec.web_commands(rnd, self.state, seat))
+        elif roll == 4:
+            self.apply(self.player({"type": "TakeBackSeat"}, seat))
+        else:
+            key = rnd.choice(["pause", "ready"])
+            kind = {"pause": "VotePause", "ready": "SetReady"}[key]
+            self.apply(self.player({"type": kind, key: rnd.random() < 0.5}, seat))
 
     # --- the game ------------------------------------------------------------------------------
     def play(self) -> None:
@@ -378,104 +414,3 @@ class Game:
                     full = ruleset.event_to_json(event)
                     assert ruleset.redact_event(event, viewer, terminal=True) == full
         self.checks.final(state, self.events)
-
-
-# --------------------------------------------------------------------------------------------------
-# A pure game package (GAME-INTERFACE.md) as a ruleset, until the table registers it
-# --------------------------------------------------------------------------------------------------
-@dataclasses.dataclass(frozen=True, slots=True)
-class Expire:
-    """The adapter's deadline: the table plays each waiting seat's default, then closes the step."""
-
-    TYPE: ClassVar[str] = "ExpireDeadline"
-    step_no: int
-    seat: None = None
-
-
-class PureGame:
-    """A game's pure ``GAME`` object (``waiting``, ``default_command``, no deadlines or resignations of its
-    own) driven as a ruleset: ``expire_command(step_no)`` plays what the table would at the step's deadline
-    (each waiting seat's ``default_command(..., "timeout")``, then ``close(step_no)`` for the steps in
-    ``closed_by_table``), and a bot in a seat that ``resigned(state, seat)`` plays its ``"resigned"``
-    default. Every other call goes to ``GAME`` unchanged."""
-
-    def __init__(
-        self,
-        game: Any,
-        *,
-        close: Callable[[int], Any] | None = None,
-        closed_by_table: frozenset[str] = frozenset(),
-        resigned: Callable[[Any, int], bool] | None = None,
-    ) -> None:
-        self.game = game
-        self.close = close
-        self.closed_by_table = closed_by_table
-        self.resigned = resigned
-        for name in self._SAME:
-            setattr(self, name, getattr(game, name))
-
-    _SAME = (
-        *("slug", "seat_range", "parse_options", "options_to_json", "initial_state", "evolve", "fold"),
-        *("is_terminal", "scores", "event_to_json", "event_from_json", "legal_commands", "view_for"),
-        "redact_event",
-    )
-
-    def start_command(
-        self,
-        *,
-        players: Sequence[str],
-        creator: str | None,
-        options: Any,
-        seed: bytes,
-        setup: Mapping[str, Any] | None = None,
-    ) -> Any:
-        return self.game.start_command(list(players), options, seed, setup)
-
-    def decide(self, state: Any, command: Any, ctx: Context) -> list[Any]:
-        if isinstance(command, Expire):
-            return self._expire(state, command.step_no)
-        return list(self.game.decide(state, command, ctx))
-
-    def _expire(self, state: Any, step_no: int) -> list[Any]:
-        waiting = self.game.waiting(state)
-        if waiting is None or waiting.step_no != step_no:
-            return []  # stale: the game moved on
-        events: list[Any] = []
-        for seat in sorted(waiting.seats):
-            now = self.game.waiting(state)
-            if now is None or now.step_no != step_no:
-                break
-            command = self.game.default_command(state, seat, "timeout")
-            if command is not None:
-                new = self.game.decide(state, command)
-                state = self.game.fold(new, state)
-                events += new
-        now = self.game.waiting(state)
-        closes = now is not None and now.step_no == step_no and now.step in self.closed_by_table
-        if closes and self.close is not None:
-            events += self.game.decide(state, self.close(step_no))
-        return events
-
-    def waiting(self, state: Any) -> Waiting | None:
-        waiting = self.game.waiting(state)
-        if waiting is None:
-            return None
-        return Waiting(step_no=waiting.step_no, step=waiting.step, seats=waiting.seats, due_at=T0)
-
-    def expire_command(self, step_no: int) -> Expire:
-        return Expire(step_no=step_no)
-
-    def command_to_json(self, command: Any) -> dict[str, Any]:
-        if isinstance(command, Expire):
-            return {"type": Expire.TYPE, "step_no": command.step_no}
-        return dict(self.game.command_to_json(command))
-
-    def command_from_json(self, data: Mapping[str, Any], seat: int | None) -> Any:
-        if data.get("type") == Expire.TYPE and seat is None:
-            return Expire(step_no=data["step_no"])
-        return self.game.command_from_json(data, seat)
-
-    def bot_command(self, state: Any, seat: int, *, strategy: str, salt: int) -> Any:
-        if self.resigned is not None and self.resigned(state, seat):
-            return self.game.default_command(state, seat, "resigned")
-        return self.game.bot_command(state, seat, strategy=strategy, salt=salt)

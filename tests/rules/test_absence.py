@@ -4,7 +4,6 @@ take-back, hand-over), pause and resume, outage extensions and deadline warnings
 from __future__ import annotations
 
 import dataclasses
-import random
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
@@ -262,21 +261,7 @@ WEB_OPTIONS = st.fixed_dictionaries(
 )
 
 
-def web_command(rnd: random.Random, state: Any, seat: int) -> c.Command:
-    """A player's own table commands: take the seat back, vote a pause (or its end)."""
-    if rnd.random() < 0.4:
-        return c.TakeBackSeat(seat=seat)
-    return c.VotePause(seat=seat, pause=state.paused_at is None)
-
-
-WEB_SPEC = dataclasses.replace(
-    SPEC,
-    options=WEB_OPTIONS,
-    variants=st.sampled_from(RULES_KNOWN),
-    web=True,
-    web_commands=web_command,
-    resume=lambda state: [c.VotePause(seat=seat, pause=False) for seat in range(state.n)],
-)
+WEB_SPEC = dataclasses.replace(SPEC, options=WEB_OPTIONS, variants=st.sampled_from(RULES_KNOWN), web=True)
 
 
 @rules_settings(examples=25)

@@ -132,19 +132,11 @@ def start(setup: Setup, rnd: random.Random) -> c.StartGame:
     return command if rules == command.rules else dataclasses.replace(command, rules=rules)
 
 
-def message(rnd: random.Random, state: State) -> c.SendMessage:
-    seat = rnd.randrange(3, state.n)
-    return c.SendMessage(seat=seat, text="let's make a deal", to=rnd.choice([None, (0,), (1, 2)]))
-
-
 SPEC = Conformance(
     ruleset=RULESET,
     codes=CODES,
     options=OPTIONS,
     junk=random_command,
-    resign=lambda seat: c.Resign(seat=seat),
-    resigned=lambda state, seat: bool(state.resigned[seat]),
-    message=message,
     checks=GoodCrittersChecks,
     every_viewer=0.25,  # the oracle reads every viewer after every event
     start=start,

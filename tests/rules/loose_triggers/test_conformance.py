@@ -1,7 +1,8 @@
-"""Conformance: random bot games (random, sensible and aggressive bots, mixed) across options and 4-8
-players, with resignations, deadlines, stale closes and random (often illegal) commands thrown in, played by
-the shared harness (``tests/rules/conformance.py``: JSON round trips, replay equals fold, the seed never
-shows before the end, every game ends, LT6.1). Loose Triggers' own checks after every event: cards conserved
+"""Conformance: random bot games of Loose Triggers on the table, as registered (random, sensible and
+aggressive bots, mixed) across the game's and the table's options and 4-8 players, with resignations,
+deadlines, pauses, hand-overs, stale closes and random (often illegal) commands thrown in, played by the
+shared harness (``tests/rules/conformance.py``: JSON round trips, replay equals fold, the seed never shows
+before the end, every game ends, LT6.1). Loose Triggers' own checks after every event: cards conserved
 (LT1.5, LT1.6: decks, display, hands, play, stacks and discards) and what each viewer may read of each
 secret-bearing event and view (LT7.2, written apart from the redactor)."""
 
@@ -16,19 +17,22 @@ from hypothesis import given as hgiven
 from hypothesis import strategies as st
 
 from games.rules.loose_triggers import commands as c
-from games.rules.loose_triggers.bots import bot_command
-from games.rules.loose_triggers.errors import CODES
-from games.rules.loose_triggers.events import Event
+from games.rules.loose_triggers.events import EVENT_CLASSES, Event
 from games.rules.loose_triggers.evolve import fold
 from games.rules.loose_triggers.game import GAME
-from games.rules.loose_triggers.hooks import CLOSED_BY_TABLE, default_command, legal_commands
+from games.rules.loose_triggers.hooks import legal_commands
 from games.rules.loose_triggers.state import OVER, State, card_places
 from games.rules.loose_triggers.views import redact_event, view_for
+from games.rules.registry import get_ruleset
+from games.rules.table.ruleset import Table
+from games.rules.table.state import TableState
 
-from ..conformance import Checks, Conformance, PureGame, Setup, play, setups
+from ..conformance import Checks, Conformance, Setup, play, setups, table_options
 from ..conftest import SCALE, rules_settings
 
-OPTIONS = st.fixed_dictionaries(
+RULESET = get_ruleset("loose_triggers")
+assert isinstance(RULESET, Table)
+GAME_OPTIONS = st.fixed_dictionaries(
     {},
     optional={
         "countdown": st.integers(1, 600),
@@ -36,6 +40,7 @@ OPTIONS = st.fixed_dictionaries(
         "shuffle_seats": st.booleans(),
     },
 )
+OPTIONS = table_options(GAME_OPTIONS, GAME.deadline_steps)
 
 
 def random_command(rnd: random.Random, state: State) -> Any:
@@ -129,11 +134,13 @@ def check_view(state: State, viewer: int | None) -> None:
     json.dumps(view)
 
 
-def aggressive(state: State, seat: int, salt: int) -> Any:
+def aggressive(table: TableState, seat: int, salt: int) -> Any:
     """A test-only player who shoots the Bagman (or anyone) at every chance: deaths, dead Gunners, vacant
-    Bagman jobs, elections and last-survivor endings, which polite bots rarely reach."""
-    if state.resigned[seat]:  # LT7.3: the table plays a resigned seat's defaults
-        return default_command(state, seat, "resigned")
+    Bagman jobs, elections and last-survivor endings, which polite bots rarely reach. Else the table's
+    sensible bot (which also raises the ready flag)."""
+    state: State = table.game
+    if table.resigned[seat] or table.paused_at is not None or state.phase == OVER:
+        return None  # the table plays a resigned seat's defaults itself (LT7.3)
     legal = legal_commands(state, seat)
     if "Aim" in legal and state.aims[seat] is None:
         others = [s for s in state.living() if s != seat]
@@ -144,45 +151,43 @@ def aggressive(state: State, seat: int, salt: int) -> Any:
         return c.ChooseAction(seat=seat, card=bangs[0] if bangs else state.hands[seat][0])
     if "ElectBagman" in legal:
         return c.ElectBagman(seat=seat, candidate=seat)
-    return bot_command(state, seat, strategy="sensible", salt=salt)
+    return RULESET.bot_command(table, seat, strategy="sensible", salt=salt)
 
 
 class LooseTriggersChecks(Checks):
-    """Cards conserved after every event (LT1.5, LT1.6); LT7.2's redaction of every event (heavy) and, after
-    every command, a random viewer's view."""
+    """Cards conserved after every event (LT1.5, LT1.6); LT7.2's redaction of every game event (heavy) and,
+    after every command, a random viewer's view of the game."""
 
     def __init__(self, setup: Setup) -> None:
         super().__init__(setup)
         self.viewers: list[int | None] = [None, *range(setup.n)]
         self.rnd = random.Random(setup.salt ^ 0x5EED)
 
-    def event(self, before: State, state: State, event: Any, *, heavy: bool) -> None:
-        card_places(state)
-        if heavy:
-            check_redaction(state, before, event, self.viewers)
+    def event(self, before: TableState, state: TableState, event: Any, *, heavy: bool) -> None:
+        if not state.opened:
+            return
+        card_places(state.game)
+        if heavy and isinstance(event, GAME_EVENTS):
+            check_redaction(state.game, before.game, event, self.viewers)
 
-    def command(self, state: State, *, heavy: bool) -> None:
-        check_view(state, self.rnd.choice(self.viewers))
+    def command(self, state: TableState, *, heavy: bool) -> None:
+        check_view(state.game, self.rnd.choice(self.viewers))
 
-    def final(self, state: State, events: Sequence[Any]) -> None:
-        assert state.phase == OVER
-        card_places(state)
+    def final(self, state: TableState, events: Sequence[Any]) -> None:
+        assert state.game.phase == OVER
+        card_places(state.game)
 
 
+GAME_EVENTS = tuple(EVENT_CLASSES)
 SPEC = Conformance(
-    ruleset=PureGame(
-        GAME,
-        close=lambda step_no: c.CloseStep(seat=None, step_no=step_no),
-        closed_by_table=CLOSED_BY_TABLE,
-        resigned=lambda state, seat: bool(state.resigned[seat]),
-    ),
-    codes=CODES,
+    ruleset=RULESET,
+    codes={code: error.kind for code, error in RULESET.types.errors.items()},
     options=OPTIONS,
     strategies=("random", "sensible", "aggressive"),
     bots={"aggressive": aggressive},
-    junk=random_command,
-    resign=lambda seat: c.Resign(seat=None, target=seat),
+    junk=lambda rnd, table: random_command(rnd, table.game),
     checks=LooseTriggersChecks,
+    web=True,
     every_viewer=0.25,  # check_redaction reads every viewer after every event
 )
 

@@ -1,9 +1,9 @@
-"""Conformance: random bot games of Were-cats (random and sensible bots, mixed) across 2-5 players, with
-the table's defaults (timeouts, resigned seats, WC4.1) and random, often illegal commands thrown in, played
-by the shared harness (``tests/rules/conformance.py``: replay equals fold, JSON round trips, the seed never
-shows before the end, WC4.2; every game ends, WC3.1). Were-cats' own checks after every event: 10 pennies,
-6 nickels, 6 dimes and the quarter always somewhere (WC1.1); after every command, a default for every seat
-the game waits on."""
+"""Conformance: random bot games of Were-cats on the table, as registered (random and sensible bots, mixed)
+across 2-5 players and the game's and the table's options, with the table's defaults (timeouts, resigned
+seats, WC4.1), pauses, hand-overs and random, often illegal commands thrown in, played by the shared harness
+(``tests/rules/conformance.py``: replay equals fold, JSON round trips, the seed never shows before the end,
+WC4.2; every game ends, WC3.1). Were-cats' own checks after every event: 10 pennies, 6 nickels, 6 dimes and
+the quarter always somewhere (WC1.1); after every command, a default for every seat the game waits on."""
 
 from __future__ import annotations
 
@@ -14,17 +14,23 @@ from typing import Any
 from hypothesis import given as hgiven
 from hypothesis import strategies as st
 
+from games.rules.registry import get_ruleset
+from games.rules.table.ruleset import Table
+from games.rules.table.state import TableState
 from games.rules.were_cats import commands as c
 from games.rules.were_cats.coins import KINDS
-from games.rules.were_cats.errors import CODES
 from games.rules.were_cats.game import GAME
 from games.rules.were_cats.state import ACT, NEW, POPULATE, State
 
-from ..conformance import Checks, Conformance, PureGame, Setup, play, setups
+from ..conformance import Checks, Conformance, Setup, play, setups, table_options
 from ..conftest import rules_settings
 from .helpers import assert_conserved
 
-OPTIONS = st.fixed_dictionaries({}, optional={"max_rounds": st.integers(1, 30)})
+RULESET = get_ruleset("were_cats")
+assert isinstance(RULESET, Table)
+OPTIONS = table_options(
+    st.fixed_dictionaries({}, optional={"max_rounds": st.integers(1, 30)}), GAME.deadline_steps
+)
 
 
 def _coins(rnd: random.Random) -> tuple[int, int, int]:
@@ -51,14 +57,18 @@ def random_command(rnd: random.Random, state: State) -> Any:
 
 
 class WereCatsChecks(Checks):
-    def event(self, before: State, state: State, event: Any, *, heavy: bool) -> None:
+    def event(self, before: TableState, table: TableState, event: Any, *, heavy: bool) -> None:
+        state: State = table.game
+        if state.phase == NEW:
+            return
         assert_conserved(state)
         # the quarter is always somewhere: between the players until the first Phase 1 ends, then held
         if state.phase in (POPULATE, ACT) or state.round > 1:
             assert state.quarter in range(state.n)
-        assert state.step_no >= before.step_no
+        assert state.step_no >= before.game.step_no
 
-    def command(self, state: State, *, heavy: bool) -> None:
+    def command(self, table: TableState, *, heavy: bool) -> None:
+        state: State = table.game
         w = GAME.waiting(state)
         if w is None:
             return
@@ -67,34 +77,28 @@ class WereCatsChecks(Checks):
             assert GAME.default_command(state, seat, "timeout") is not None
             assert GAME.legal_commands(state, seat)
 
-    def final(self, state: State, events: Sequence[Any]) -> None:
+    def final(self, table: TableState, events: Sequence[Any]) -> None:
+        state: State = table.game
         assert state.round <= state.options.max_rounds
         assert state.phase != NEW
 
 
-def start(setup: Setup, rnd: random.Random) -> c.StartGame:
+def start(setup: Setup, rnd: random.Random) -> Any:
     """The ruleset's start command; now and then with an operator's first seat (WC1.3)."""
     first = {"first_seat": rnd.randrange(setup.n)} if rnd.random() < 0.2 else None
     players = [f"player-{i}" for i in range(setup.n)]
-    options = GAME.parse_options(setup.options)
-    command: c.StartGame = GAME.start_command(players, options, setup.seed, first)
-    return command
-
-
-def resigned(state: State, seat: int, salt: int) -> c.Command | None:
-    """A seat whose player resigned: the table plays its defaults (WC4.1)."""
-    return GAME.default_command(state, seat, "resigned")
+    options = RULESET.parse_options(setup.options)
+    return RULESET.start_command(players=players, creator=None, options=options, seed=setup.seed, setup=first)
 
 
 SPEC = Conformance(
-    ruleset=PureGame(GAME),
-    codes=CODES,
+    ruleset=RULESET,
+    codes={code: error.kind for code, error in RULESET.types.errors.items()},
     options=OPTIONS,
-    strategies=("random",) * 5 + ("sensible",) * 4 + ("resigned",),  # a tenth of the seats resigned
-    bots={"resigned": resigned},
-    junk=random_command,
+    junk=lambda rnd, table: random_command(rnd, table.game),
     checks=WereCatsChecks,
     start=start,
+    web=True,
     max_rounds=5_000,
 )
 
