@@ -46,6 +46,7 @@ from games.rules.core import Context, ErrorKind, RuleError, Waiting
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 NO_VARIANT: st.SearchStrategy[Any] = st.none()
+ABSENT = "absent"  # a seat whose player does not play (web games): the table's absence rules take it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,17 +112,18 @@ class Conformance:
     every_viewer: float = 1.0
 
 
+_mostly_seconds = st.one_of(st.integers(1, 100), st.integers(1, 100), st.integers(1, 100), st.none())
+
+
 def table_options(
     game: st.SearchStrategy[dict[str, Any]], steps: Sequence[str]
 ) -> st.SearchStrategy[dict[str, Any]]:
-    """A game's own options with the table's beside them: deadlines for the game's ``steps`` (short, so that
-    they pass; or none), the absence policy, who pauses, warnings and the longest pause."""
+    """A game's own options with the table's beside them: deadlines for the game's ``steps`` (mostly short,
+    so that they pass; some none), the absence policy, who pauses, warnings and the longest pause."""
     table = st.fixed_dictionaries(
         {},
         optional={
-            "deadlines": st.fixed_dictionaries(
-                {}, optional={step: st.none() | st.integers(1, 100) for step in steps}
-            ),
+            "deadlines": st.fixed_dictionaries(dict.fromkeys(steps, _mostly_seconds)),
             "absence": st.fixed_dictionaries(
                 {},
                 optional={"extensions": st.integers(0, 3), "autopilot_after": st.none() | st.integers(1, 4)},
@@ -170,11 +172,15 @@ class Game:
         self.seed_hex = setup.seed.hex()
         self.viewers: list[int | None] = [None, *range(n)]
         self.strategies = [rnd.choice(list(spec.strategies)) for _ in range(n)]
+        if spec.web and rnd.random() < 0.5:  # absent players: deadlines missed, autopilot, hand-overs
+            for seat in rnd.sample(range(n), rnd.randrange(1, 3)):
+                self.strategies[seat] = ABSENT
         self.resign_rate = rnd.choice([0.0, 0.0, 0.002, 0.01])
         self.junk_rate = rnd.choice([0.0, 0.02, 0.1]) if spec.junk is not None else 0.0
         self.expire_rate = rnd.choice([0.0, 0.05, 0.3])
         self.web_rate = rnd.choice([0.0, 0.05, 0.15]) if spec.web else 0.0
         self.handed = 0
+        self.awake = False  # the absent players play this round
         self.step_no = -1
         self.checks = spec.checks(setup)
         self.state: Any = self.ruleset.initial_state()
@@ -306,7 +312,13 @@ class Game:
         return self.ruleset.command_from_json(data, seat)
 
     def bot(self, seat: int) -> Any:
+        """What seat ``seat`` plays now: its strategy's bot; an absent player nothing, unless the seat is on
+        autopilot (the service's bot plays it then)."""
         strategy = self.strategies[seat]
+        if strategy == ABSENT:
+            if not self.awake and seat not in self.ruleset.autopilot_seats(self.state):
+                return None
+            strategy = "sensible"
         if strategy in self.spec.bots:
             return self.spec.bots[strategy](self.state, seat, self.salt)
         return self.ruleset.bot_command(self.state, seat, strategy=strategy, salt=self.salt)
@@ -357,27 +369,45 @@ class Game:
             self.apply(ruleset.pause_command(rnd.random() < 0.5), system=True)
         elif roll == 1:
             self.apply(ruleset.extend_command(step_no, rnd.randrange(1, 50), "outage"), system=True)
-        elif roll == 2:
-            self.now += timedelta(seconds=rnd.randrange(0, 40))
+        elif roll == 2:  # at the warning's time, or a little later than now
+            warn_at = ruleset.warn_at(self.state)
+            if warn_at is not None and rnd.random() < 0.5:
+                self.now = max(self.now, warn_at)
+            else:
+                self.now += timedelta(seconds=rnd.randrange(0, 40))
             self.apply(ruleset.warn_command(step_no), system=True)
-        elif roll == 3:
+        elif roll == 3:  # mostly a seat on autopilot, to a bot or a newcomer who plays
+            autopilot = sorted(ruleset.autopilot_seats(self.state))
+            if autopilot and rnd.random() < 0.8:
+                seat = rnd.choice(autopilot)
             self.handed += 1
             to = rnd.choice(["bot", "player"])
-            self.apply(ruleset.hand_over_command(seat, to=to, player=f"newcomer-{self.handed}"), system=True)
-        elif roll == 4:
-            self.apply(self.player({"type": "TakeBackSeat"}, seat))
+            command = ruleset.hand_over_command(seat, to=to, player=f"newcomer-{self.handed}")
+            if self.apply(command, system=True):
+                self.strategies[seat] = rnd.choice(list(self.spec.strategies))
+        elif roll == 4:  # the absent player is back
+            if self.apply(self.player({"type": "TakeBackSeat"}, seat)):
+                self.strategies[seat] = rnd.choice(list(self.spec.strategies))
         else:
             key = rnd.choice(["pause", "ready"])
             kind = {"pause": "VotePause", "ready": "SetReady"}[key]
             self.apply(self.player({"type": kind, key: rnd.random() < 0.5}, seat))
 
+    def wake(self) -> bool:
+        """The absent players come back for one round (a step with no deadline waits for them forever)."""
+        self.awake = any(strategy == ABSENT for strategy in self.strategies)
+        return self.awake
+
     # --- the game ------------------------------------------------------------------------------
     def play(self) -> None:
         n, rnd = self.n, self.rnd
+        awake = False
         for _ in range(self.spec.max_rounds):
             if self.terminal():
                 break
             before = len(self.events)
+            self.awake = awake
+            awake = False
             for seat in rnd.sample(range(n), n):
                 self.disturb()
                 if self.terminal():
@@ -392,8 +422,10 @@ class Game:
                     break
             if self.terminal():
                 break
-            if len(self.events) == before:
-                assert self.expire(), "the game waits but nothing can move"
+            if len(self.events) == before and not self.expire():
+                assert not self.awake, "the game waits but nothing can move"
+                awake = self.wake()
+                assert awake, "the game waits but nothing can move"
             elif rnd.random() < self.expire_rate:
                 self.expire()
         assert self.terminal(), f"the game did not end in {self.spec.max_rounds} rounds"

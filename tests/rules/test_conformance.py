@@ -150,7 +150,7 @@ def test_random_games_keep_every_invariant_after_every_event_r8_3(setup: Setup) 
     play(SPEC, setup, heavy=True)
 
 
-@rules_settings(examples=1600)
+@rules_settings(examples=1200)
 @hgiven(setup=setups(SPEC))
 def test_thousands_of_random_games_conserve_cards_and_end(setup: Setup) -> None:
     """Lighter checks after every command (conservation, replay, JSON), many more games."""

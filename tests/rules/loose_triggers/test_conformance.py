@@ -192,7 +192,7 @@ SPEC = Conformance(
 )
 
 
-@rules_settings(200)
+@rules_settings(100)
 @hgiven(setup=setups(SPEC))
 def test_random_bot_games_keep_every_invariant(setup: Setup) -> None:
     play(SPEC, setup, heavy=True)
