@@ -19,13 +19,14 @@ players' (``TakeBackSeat``, ``VotePause``, ``SetReady``). The same for every gam
 table's vocabulary, Loose Triggers and Were-cats are played on the table. Checked, generically:
 
 * after every event: it round-trips through JSON; each seat's and the spectator's redacted event is JSON,
-  names the event's type and shows none of the viewer's secrets (the seed, and what the game's
-  ``secrets`` lists) while the game runs;
+  names the event's type and shows none of the viewer's secrets (the seed, the private messages of
+  others, and what the game's ``secrets`` lists) while the game runs;
 * after every accepted command: ``decide``'s own state (``step``, where the ruleset has it) is the fold of
   its events; the command round-trips through JSON; a seat's command was in ``legal_commands``; a bot's or
   the table's command is accepted; ``waiting`` is there exactly while the game runs and its ``step_no``
   never goes back; each view is JSON and shows no secret; the replay of every event so far (``fold``)
   equals the incrementally evolved state (at random, always at the end);
+* a timer early or for a step gone changes nothing;
 * the game ends within ``max_rounds`` rounds, with scores for each seat, the seed public in every view
   and every event unredacted;
 * the game's own :class:`Checks` after every event, every command and at the end.
@@ -181,6 +182,8 @@ class Game:
         self.web_rate = rnd.choice([0.0, 0.05, 0.15]) if spec.web else 0.0
         self.handed = 0
         self.awake = False  # the absent players play this round
+        self.said = 0
+        self.private: list[tuple[str, int, frozenset[int]]] = []  # text, sender, recipients
         self.step_no = -1
         self.checks = spec.checks(setup)
         self.state: Any = self.ruleset.initial_state()
@@ -207,6 +210,9 @@ class Game:
     def _no_secret(self, shown: Any, viewer: int | None, what: str) -> None:
         text = json.dumps(shown)
         assert self.seed_hex not in text, f"the seed leaks to {viewer} in {what}"
+        for said, sender, to in self.private:
+            if viewer != sender and viewer not in to:
+                assert said not in text, f"a private message of {sender} to {sorted(to)} leaks to {viewer}"
         if self.spec.secrets is not None:
             for secret in self.spec.secrets(self.state, viewer):
                 assert secret not in text, f"{secret!r} leaks to {viewer} in {what}"
@@ -335,6 +341,12 @@ class Game:
             return any(accepted)
         if waiting is None or waiting.due_at is None:
             return False
+        if self.rnd.random() < 0.1:  # a timer early, or for a step gone: nothing happens
+            early = self.now < waiting.due_at
+            step_no = waiting.step_no if early else waiting.step_no - 1
+            count = len(self.events)
+            assert self.apply(self.ruleset.expire_command(step_no), trusted=True, system=True)
+            assert len(self.events) == count, "an early or stale timer moved the game"
         self.now = max(self.now, waiting.due_at + timedelta(seconds=1))
         return self.apply(self.ruleset.expire_command(waiting.step_no), trusted=True, system=True)
 
@@ -350,9 +362,14 @@ class Game:
             self.apply(spec.junk(rnd, self.state))
         if self.n > 3 and not self.terminal() and rnd.random() < 0.01:  # to other seats: seats 3... send
             to = rnd.choice([None, [0], [1, 2]])
-            message = self.player(
-                {"type": "SendMessage", "text": "let's make a deal", "to": to}, rnd.randrange(3, self.n)
-            )
+            self.said += 1
+            text = f"let's make a deal, {self.said:x}{self.salt:x}"  # a private text is a secret
+            if to is not None:
+                self.private.append((text, rnd.randrange(3, self.n), frozenset(to)))
+                seat = self.private[-1][1]
+            else:
+                seat = rnd.randrange(3, self.n)
+            message = self.player({"type": "SendMessage", "text": text, "to": to}, seat)
             assert self.apply(message), "a chat message was refused"
         if self.web_rate and not self.terminal() and rnd.random() < self.web_rate:
             self.web()
