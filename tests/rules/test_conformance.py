@@ -143,14 +143,14 @@ SPEC = Conformance(
 )
 
 
-@rules_settings(examples=120)
+@rules_settings(examples=100)
 @hgiven(setup=setups(SPEC))
 def test_random_games_keep_every_invariant_after_every_event_r8_3(setup: Setup) -> None:
     """Heavy checks after every event, including the redaction oracle (R8.3) for every seat and spectators."""
     play(SPEC, setup, heavy=True)
 
 
-@rules_settings(examples=1200)
+@rules_settings(examples=1000)
 @hgiven(setup=setups(SPEC))
 def test_thousands_of_random_games_conserve_cards_and_end(setup: Setup) -> None:
     """Lighter checks after every command (conservation, replay, JSON), many more games."""

@@ -103,7 +103,7 @@ SPEC = Conformance(
 )
 
 
-@rules_settings(examples=200)
+@rules_settings(examples=170)
 @hgiven(setup=setups(SPEC))
 def test_random_games_conserve_the_coins_and_end_wc1_1_wc3_1(setup: Setup) -> None:
     play(SPEC, setup, heavy=True)
