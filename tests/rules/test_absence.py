@@ -3,6 +3,7 @@ take-back, hand-over), pause and resume, outage extensions and deadline warnings
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
@@ -15,9 +16,10 @@ from games.rules.goodcritters import events as e
 from games.rules.goodcritters.options import RULES_KNOWN
 from games.rules.goodcritters.ruleset import RULESET
 
+from .conformance import Setup, play, setups
 from .conftest import rules_settings
 from .helpers import T0, Given, all_to, card, choose_all, given, later, make_setup, start
-from .test_conformance import Game as ConformanceGame
+from .test_conformance import SPEC
 
 TOP7 = [card(2000, k) for k in range(7)]
 STEPS = {"distribute": 3600, "choose": 600}
@@ -262,75 +264,20 @@ WEB_OPTIONS = st.fixed_dictionaries(
 )
 
 
-class WebGame(ConformanceGame):
-    """A conformance game (bots in every seat, invariants after every event) with pauses, votes, take-backs,
-    outage extensions, warnings and hand-overs thrown in at random."""
-
-    handed = 0
-
-    def disturb(self) -> None:
-        super().disturb()
-        state, rnd = self.state, self.rnd
-        if state.phase == "over":
-            return
-        seat = rnd.randrange(self.n)
-        roll = rnd.random()
-        if roll < 0.02:
-            self.apply(c.PauseGame(seat=None) if state.paused_at is None else c.ResumeGame(seat=None))
-        elif roll < 0.05:
-            self.apply(c.VotePause(seat=seat, pause=state.paused_at is None))
-        elif roll < 0.07:
-            self.apply(c.TakeBackSeat(seat=seat))
-        elif roll < 0.09:
-            self.apply(c.ExtendDeadline(seat=None, step_no=state.step_no, seconds=rnd.randrange(1, 50)))
-        elif roll < 0.12:
-            self.now += timedelta(seconds=rnd.randrange(0, 40))
-            self.apply(c.WarnDeadline(seat=None, step_no=state.step_no))
-        elif roll < 0.13:
-            self.handed += 1
-            to = rnd.choice(["bot", "player"])
-            self.apply(c.HandOverSeat(seat=None, target=seat, to=to, player=f"newcomer-{self.handed}"))
-
-    def expire(self) -> bool:
-        if self.state.paused_at is not None:  # a paused game moves again only when resumed
-            if self.apply(c.ResumeGame(seat=None)):
-                return True
-            for seat in range(self.n):
-                if self.state.paused_at is None:
-                    break
-                self.apply(c.VotePause(seat=seat, pause=False))
-            return self.state.paused_at is None
-        return super().expire()
+WEB_SPEC = dataclasses.replace(SPEC, options=WEB_OPTIONS, variants=st.sampled_from(RULES_KNOWN), web=True)
 
 
 @rules_settings(examples=25)
-@hgiven(
-    n=st.integers(4, 8),
-    options=WEB_OPTIONS,
-    seed=st.binary(min_size=32, max_size=32),
-    salt=st.integers(0, 2**32),
-    rules=st.sampled_from(RULES_KNOWN),
-)
-def test_random_web_games_keep_every_invariant_and_end_r7_5(
-    n: int, options: dict[str, Any], seed: bytes, salt: int, rules: int
-) -> None:
-    """Heavy checks (redaction oracle R8.3, conservation, JSON, replay = fold) with the new commands; games
-    under each rules version this code plays (ruling 32)."""
-    game = WebGame(n, options, seed, salt, heavy=True, rules=rules)
-    game.play()
-    assert game.state.rules == rules
-    assert RULESET.fold(game.events) == game.state
+@hgiven(setup=setups(WEB_SPEC))
+def test_random_web_games_keep_every_invariant_and_end_r7_5(setup: Setup) -> None:
+    """Heavy checks (redaction oracle R8.3, conservation, JSON, replay = fold) with pauses, votes, take-backs,
+    outage extensions, warnings and hand-overs thrown in; games under each rules version this code plays
+    (ruling 32)."""
+    game = play(WEB_SPEC, setup, heavy=True)
+    assert game.state.rules == setup.variant
 
 
 @rules_settings(examples=150)
-@hgiven(
-    n=st.integers(4, 8),
-    options=WEB_OPTIONS,
-    seed=st.binary(min_size=32, max_size=32),
-    salt=st.integers(0, 2**32),
-    rules=st.sampled_from(RULES_KNOWN),
-)
-def test_many_random_web_games_end(
-    n: int, options: dict[str, Any], seed: bytes, salt: int, rules: int
-) -> None:
-    WebGame(n, options, seed, salt, heavy=False, rules=rules).play()
+@hgiven(setup=setups(WEB_SPEC))
+def test_many_random_web_games_end(setup: Setup) -> None:
+    play(WEB_SPEC, setup, heavy=False)

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
 
+from games.rules import codec
 from games.rules.core import JSON, Context, Event, Seat, Viewer, Waiting
 
 from . import audit, replay, serde
@@ -29,13 +30,13 @@ def _setup_field(setup: Mapping[str, Any], key: str, kind: str) -> Any:
         return None
     try:
         if kind == "strs":
-            return serde._strs(value)
+            return codec.as_strs(value)
         if kind == "ints":
-            return serde._ints(value)
+            return codec.as_ints(value)
         if kind == "intss":
-            return serde._intss(value)
-        return serde._int(value)
-    except serde._Bad as exc:
+            return codec.as_intss(value)
+        return codec.as_int(value)
+    except codec.Bad as exc:
         fail("invalid_setup", f"setup {key!r}: {exc}")
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from games.rules import codec
 from games.rules.core import JSON, Context, RulesetTypes, Viewer
 from games.rules.table.game import Step
 
@@ -68,10 +69,10 @@ class WereCats:
                     fail("invalid_setup", f"unknown setup key {key!r} (keys: {', '.join(_SETUP_KEYS)})")
             try:
                 if setup.get("seats") is not None:
-                    seats = serde._strs(setup["seats"])
+                    seats = codec.as_strs(setup["seats"])
                 if setup.get("first_seat") is not None:
-                    first = serde._int(setup["first_seat"])
-            except serde._Bad as exc:
+                    first = codec.as_int(setup["first_seat"])
+            except codec.Bad as exc:
                 fail("invalid_setup", f"setup: {exc}")
         return StartGame(
             seat=None,

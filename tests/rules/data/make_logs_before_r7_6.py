@@ -2,7 +2,9 @@
 ``python tests/rules/data/make_logs_before_r7_6.py OUT.json``. It plays two play-by-web games with the
 conformance bots (pauses, votes, resignations, autopilot, hand-overs thrown in) and writes their events as
 stored, a digest of the spectator's and seat 0's view after every event, and the final spectator view.
-``test_always_goes_on.py`` folds them with today's engine and compares (not run by pytest)."""
+``test_always_goes_on.py`` folds them with today's engine and compares (not run by pytest). At 04e0a33 the
+games were played by ``tests.rules.test_absence.WebGame``; the shared harness
+(``tests/rules/conformance.py``) plays them the same way today."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ from typing import Any
 sys.path.insert(0, ".")
 
 from games.rules.goodcritters.ruleset import RULESET
-from tests.rules.test_absence import WebGame
+from tests.rules.conformance import Game, Setup
+from tests.rules.test_absence import WEB_SPEC
 
 CASES: list[tuple[int, dict[str, Any], int]] = [
     (
@@ -59,7 +62,7 @@ def main(out: str) -> None:
     games = []
     for n, options, base in CASES:
         for salt in range(base, base + 400):
-            game = WebGame(n, options, bytes([salt % 256]) * 32, salt, heavy=False)
+            game = Game(WEB_SPEC, Setup(n, options, bytes([salt % 256]) * 32, salt), heavy=False)
             game.resign_rate = 0.01
             game.play()
             if {type(e).__name__ for e in game.events} >= WANTED:

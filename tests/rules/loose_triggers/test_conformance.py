@@ -1,31 +1,38 @@
-"""Conformance: random bot games (random and sensible bots, mixed) across options and 4-8 players, with
-resignations, stale closes and random (often illegal) commands thrown in. After every event: cards conserved
-(LT1.5, LT1.6: decks, display, hands, play, stacks and discards), JSON round trips, no redaction leak (LT7.2);
-replay equals fold; every game ends (LT6.1)."""
+"""Conformance: random bot games of Loose Triggers on the table, as registered (random, sensible and
+aggressive bots, mixed) across the game's and the table's options and 4-8 players, with resignations,
+deadlines, pauses, hand-overs, stale closes and random (often illegal) commands thrown in, played by the
+shared harness (``tests/rules/conformance.py``: JSON round trips, replay equals fold, the seed never shows
+before the end, every game ends, LT6.1). Loose Triggers' own checks after every event: cards conserved
+(LT1.5, LT1.6: decks, display, hands, play, stacks and discards) and what each viewer may read of each
+secret-bearing event and view (LT7.2, written apart from the redactor)."""
 
 from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import given as hgiven
 from hypothesis import strategies as st
 
-from games.rules.core import RuleError
 from games.rules.loose_triggers import commands as c
-from games.rules.loose_triggers.bots import bot_command
-from games.rules.loose_triggers.errors import CODES
-from games.rules.loose_triggers.events import Event
-from games.rules.loose_triggers.evolve import evolve, fold
+from games.rules.loose_triggers.events import EVENT_CLASSES, Event
+from games.rules.loose_triggers.evolve import fold
 from games.rules.loose_triggers.game import GAME
-from games.rules.loose_triggers.hooks import CLOSED_BY_TABLE, default_command, legal_commands, waiting
-from games.rules.loose_triggers.state import INITIAL_STATE, OVER, State, card_places
+from games.rules.loose_triggers.hooks import legal_commands
+from games.rules.loose_triggers.state import OVER, State, card_places
 from games.rules.loose_triggers.views import redact_event, view_for
+from games.rules.registry import get_ruleset
+from games.rules.table.ruleset import Table
+from games.rules.table.state import TableState
 
+from ..conformance import Checks, Conformance, Setup, play, setups, table_options
 from ..conftest import SCALE, rules_settings
 
-OPTIONS = st.fixed_dictionaries(
+RULESET = get_ruleset("loose_triggers")
+assert isinstance(RULESET, Table)
+GAME_OPTIONS = st.fixed_dictionaries(
     {},
     optional={
         "countdown": st.integers(1, 600),
@@ -33,7 +40,7 @@ OPTIONS = st.fixed_dictionaries(
         "shuffle_seats": st.booleans(),
     },
 )
-MAX_COMMANDS = 20_000
+OPTIONS = table_options(GAME_OPTIONS, GAME.deadline_steps)
 
 
 def random_command(rnd: random.Random, state: State) -> Any:
@@ -127,56 +134,13 @@ def check_view(state: State, viewer: int | None) -> None:
     json.dumps(view)
 
 
-def run_game(n: int, options: dict[str, Any], strategies: list[str], salt: int, junk: float) -> list[Event]:
-    rnd = random.Random(salt)
-    players = [f"p{i}" for i in range(n)]
-    command: Any = GAME.start_command(players, GAME.parse_options(options), salt.to_bytes(32, "big"))
-    state = INITIAL_STATE
-    events: list[Event] = []
-    viewers: list[int | None] = [None, *range(n)]
-    trusted = True  # a command of the table (bots, defaults, closes) must be accepted
-    for turn in range(MAX_COMMANDS):
-        code = None
-        try:
-            new = GAME.decide(state, command)
-        except RuleError as exc:
-            code, new = exc.code, []
-        assert code is None or code in CODES, code
-        assert code is None or not trusted, (command, code)
-        seat = getattr(command, "seat", None)
-        if code is None and seat is not None:  # accepted: legal_commands said so
-            assert command.TYPE in legal_commands(state, seat), command
-        for event in new:
-            before = state
-            state = evolve(state, event)
-            card_places(state)
-            data = json.loads(json.dumps(GAME.event_to_json(event)))
-            assert GAME.event_from_json(data) == event
-            check_redaction(state, before, event, viewers)
-        events.extend(new)
-        if new:
-            check_view(state, rnd.choice(viewers))
-            for seat in range(n):
-                legal_commands(state, seat)
-        if state.phase == OVER:
-            assert GAME.scores(state) is not None
-            return events
-        trusted = False
-        if rnd.random() < junk:
-            command = random_command(rnd, state)
-            continue
-        if rnd.random() < junk / 10:
-            command = c.Resign(seat=None, target=rnd.randrange(n))
-            continue
-        trusted = True
-        command = _table(state, strategies, salt + turn)
-        assert GAME.command_from_json(GAME.command_to_json(command), command.seat) == command
-    raise AssertionError("the game did not end")
-
-
-def aggressive(state: State, seat: int, salt: int) -> Any:
+def aggressive(table: TableState, seat: int, salt: int) -> Any:
     """A test-only player who shoots the Bagman (or anyone) at every chance: deaths, dead Gunners, vacant
-    Bagman jobs, elections and last-survivor endings, which polite bots rarely reach."""
+    Bagman jobs, elections and last-survivor endings, which polite bots rarely reach. Else the table's
+    sensible bot (which also raises the ready flag)."""
+    state: State = table.game
+    if table.resigned[seat] or table.paused_at is not None or state.phase == OVER:
+        return None  # the table plays a resigned seat's defaults itself (LT7.3)
     legal = legal_commands(state, seat)
     if "Aim" in legal and state.aims[seat] is None:
         others = [s for s in state.living() if s != seat]
@@ -187,50 +151,51 @@ def aggressive(state: State, seat: int, salt: int) -> Any:
         return c.ChooseAction(seat=seat, card=bangs[0] if bangs else state.hands[seat][0])
     if "ElectBagman" in legal:
         return c.ElectBagman(seat=seat, candidate=seat)
-    return bot_command(state, seat, strategy="sensible", salt=salt)
+    return RULESET.bot_command(table, seat, strategy="sensible", salt=salt)
 
 
-def _table(state: State, strategies: list[str], salt: int) -> Any:
-    w = waiting(state)
-    assert w is not None
-    for i in range(state.n):
-        seat = (salt + i) % state.n
-        if state.resigned[seat]:
-            command = default_command(state, seat, "resigned")
-        elif strategies[seat] == "aggressive":
-            command = aggressive(state, seat, salt)
-        else:
-            command = bot_command(state, seat, strategy=strategies[seat], salt=salt)
-        if command is not None:
-            return command
-    if w.step in CLOSED_BY_TABLE:
-        return c.CloseStep(seat=None, step_no=w.step_no)
-    for seat in sorted(w.seats):
-        command = default_command(state, seat, "timeout")
-        if command is not None:
-            return command
-    raise AssertionError(f"stuck at {w}")
+class LooseTriggersChecks(Checks):
+    """Cards conserved after every event (LT1.5, LT1.6); LT7.2's redaction of every game event (heavy) and,
+    after every command, a random viewer's view of the game."""
+
+    def __init__(self, setup: Setup) -> None:
+        super().__init__(setup)
+        self.viewers: list[int | None] = [None, *range(setup.n)]
+        self.rnd = random.Random(setup.salt ^ 0x5EED)
+
+    def event(self, before: TableState, state: TableState, event: Any, *, heavy: bool) -> None:
+        if not state.opened:
+            return
+        card_places(state.game)
+        if heavy and isinstance(event, GAME_EVENTS):
+            check_redaction(state.game, before.game, event, self.viewers)
+
+    def command(self, state: TableState, *, heavy: bool) -> None:
+        check_view(state.game, self.rnd.choice(self.viewers))
+
+    def final(self, state: TableState, events: Sequence[Any]) -> None:
+        assert state.game.phase == OVER
+        card_places(state.game)
 
 
-@rules_settings(200)
-@hgiven(
-    n=st.integers(4, 8),
+GAME_EVENTS = tuple(EVENT_CLASSES)
+SPEC = Conformance(
+    ruleset=RULESET,
+    codes={code: error.kind for code, error in RULESET.types.errors.items()},
     options=OPTIONS,
-    strategies=st.lists(st.sampled_from(["random", "sensible", "aggressive"]), min_size=8, max_size=8),
-    salt=st.integers(0, 2**64),
-    junk=st.sampled_from([0.0, 0.05, 0.3]),
+    strategies=("random", "sensible", "aggressive"),
+    bots={"aggressive": aggressive},
+    junk=lambda rnd, table: random_command(rnd, table.game),
+    checks=LooseTriggersChecks,
+    web=True,
+    every_viewer=0.25,  # check_redaction reads every viewer after every event
 )
-def test_random_bot_games_keep_every_invariant(
-    n: int, options: dict[str, Any], strategies: list[str], salt: int, junk: float
-) -> None:
-    events = run_game(n, options, strategies, salt, junk)
-    replayed = fold(events)
-    stepwise = INITIAL_STATE
-    for event in events:
-        stepwise = evolve(stepwise, event)
-    assert replayed == stepwise
-    assert replayed.phase == OVER
-    assert view_for(replayed, 0)["seed"] is not None
+
+
+@rules_settings(100)
+@hgiven(setup=setups(SPEC))
+def test_random_bot_games_keep_every_invariant(setup: Setup) -> None:
+    play(SPEC, setup, heavy=True)
 
 
 def test_thousands_of_bot_games_end_with_cards_conserved() -> None:

@@ -1,28 +1,36 @@
-"""Conformance: random bot games of Were-cats (random and sensible bots, mixed) across 2-5 players, with
-the table's defaults (timeouts, resigned seats, WC4.1) and random, often illegal commands thrown in. After
-every event: 10 pennies, 6 nickels, 6 dimes and the quarter always somewhere (WC1.1), replay equals fold,
-JSON round trips, the seed never shows before the end (WC4.2); every game ends (WC3.1)."""
+"""Conformance: random bot games of Were-cats on the table, as registered (random and sensible bots, mixed)
+across 2-5 players and the game's and the table's options, with the table's defaults (timeouts, resigned
+seats, WC4.1), pauses, hand-overs and random, often illegal commands thrown in, played by the shared harness
+(``tests/rules/conformance.py``: replay equals fold, JSON round trips, the seed never shows before the end,
+WC4.2; every game ends, WC3.1). Were-cats' own checks after every event: 10 pennies, 6 nickels, 6 dimes and
+the quarter always somewhere (WC1.1); after every command, a default for every seat the game waits on."""
 
 from __future__ import annotations
 
-import json
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import given as hgiven
 from hypothesis import strategies as st
 
-from games.rules.core import RuleError
+from games.rules.registry import get_ruleset
+from games.rules.table.ruleset import Table
+from games.rules.table.state import TableState
 from games.rules.were_cats import commands as c
-from games.rules.were_cats.coins import KINDS, MAX_PLAYERS
-from games.rules.were_cats.errors import CODES
+from games.rules.were_cats.coins import KINDS
 from games.rules.were_cats.game import GAME
 from games.rules.were_cats.state import ACT, NEW, POPULATE, State
 
+from ..conformance import Checks, Conformance, Setup, play, setups, table_options
 from ..conftest import rules_settings
 from .helpers import assert_conserved
 
-OPTIONS = st.fixed_dictionaries({}, optional={"max_rounds": st.integers(1, 30)})
+RULESET = get_ruleset("were_cats")
+assert isinstance(RULESET, Table)
+OPTIONS = table_options(
+    st.fixed_dictionaries({}, optional={"max_rounds": st.integers(1, 30)}), GAME.deadline_steps
+)
 
 
 def _coins(rnd: random.Random) -> tuple[int, int, int]:
@@ -48,110 +56,54 @@ def random_command(rnd: random.Random, state: State) -> Any:
     return rnd.choice(options)()
 
 
-def check_event(state: State, event: Any, seed_hex: str) -> None:
-    assert_conserved(state)
-    # the quarter is always somewhere: between the players until the first Phase 1 ends, then held
-    if state.phase in (POPULATE, ACT) or state.round > 1:
-        assert state.quarter in range(state.n)
-    data = json.loads(json.dumps(GAME.event_to_json(event)))
-    assert GAME.event_from_json(data) == event
-    terminal = GAME.is_terminal(state)
-    for viewer in (None, *range(state.n)):
-        shown = json.dumps(GAME.redact_event(event, viewer, terminal=terminal))
-        assert terminal or seed_hex not in shown
+class WereCatsChecks(Checks):
+    def event(self, before: TableState, table: TableState, event: Any, *, heavy: bool) -> None:
+        state: State = table.game
+        if state.phase == NEW:
+            return
+        assert_conserved(state)
+        # the quarter is always somewhere: between the players until the first Phase 1 ends, then held
+        if state.phase in (POPULATE, ACT) or state.round > 1:
+            assert state.quarter in range(state.n)
+        assert state.step_no >= before.game.step_no
+
+    def command(self, table: TableState, *, heavy: bool) -> None:
+        state: State = table.game
+        w = GAME.waiting(state)
+        if w is None:
+            return
+        assert w.seats
+        for seat in w.seats:
+            assert GAME.default_command(state, seat, "timeout") is not None
+            assert GAME.legal_commands(state, seat)
+
+    def final(self, table: TableState, events: Sequence[Any]) -> None:
+        state: State = table.game
+        assert state.round <= state.options.max_rounds
+        assert state.phase != NEW
 
 
-def check_state(state: State, seed_hex: str) -> None:
-    view = json.dumps(GAME.view_for(state, None))
-    assert GAME.is_terminal(state) or seed_hex not in view
-    w = GAME.waiting(state)
-    if GAME.is_terminal(state):
-        assert w is None
-        assert GAME.scores(state) is not None
-        return
-    assert w is not None
-    assert w.seats
-    for seat in w.seats:
-        assert GAME.default_command(state, seat, "timeout") is not None
-        assert GAME.legal_commands(state, seat)
+def start(setup: Setup, rnd: random.Random) -> Any:
+    """The ruleset's start command; now and then with an operator's first seat (WC1.3)."""
+    first = {"first_seat": rnd.randrange(setup.n)} if rnd.random() < 0.2 else None
+    players = [f"player-{i}" for i in range(setup.n)]
+    options = RULESET.parse_options(setup.options)
+    return RULESET.start_command(players=players, creator=None, options=options, seed=setup.seed, setup=first)
 
 
-class Game:
-    def __init__(self, n: int, options: dict[str, Any], seed: bytes, salt: int) -> None:
-        self.rnd = random.Random(salt)
-        self.salt = salt
-        self.seed_hex = seed.hex()
-        self.strategies = [self.rnd.choice(["random", "sensible"]) for _ in range(n)]
-        self.timeout_rate = self.rnd.choice([0.0, 0.05, 0.3])
-        self.noise_rate = self.rnd.choice([0.0, 0.05, 0.2])
-        self.resigned = {s for s in range(n) if self.rnd.random() < 0.1}
-        self.state: State = GAME.initial_state()
-        self.events: list[Any] = []
-        setup = {"first_seat": self.rnd.randrange(n)} if self.rnd.random() < 0.2 else None
-        start = GAME.start_command(
-            [f"player-{i}" for i in range(n)], GAME.parse_options(options), seed, setup
-        )
-        assert self.apply(start)
-
-    def apply(self, command: Any) -> bool:
-        if command.seat is not None and type(command.seat) is int:
-            data = json.loads(json.dumps(GAME.command_to_json(command)))
-            assert GAME.command_from_json(data, command.seat) == command
-        try:
-            events = GAME.decide(self.state, command)
-        except RuleError as error:
-            refused: RuleError | None = error
-        else:
-            refused = None
-        if refused is not None:
-            assert refused.code in CODES
-            assert refused.kind == CODES[refused.code]
-            return False
-        step_no = self.state.step_no
-        state = self.state
-        for event in events:
-            state = GAME.evolve(state, event)
-            check_event(state, event, self.seed_hex)
-        assert state.step_no >= step_no
-        self.state = state
-        self.events.extend(events)
-        check_state(state, self.seed_hex)
-        if self.rnd.random() < 0.05:
-            assert GAME.fold(self.events) == state, "replaying from the start differs from the fold"
-        return True
-
-    def play(self) -> None:
-        for _ in range(5_000):
-            if GAME.is_terminal(self.state):
-                break
-            if self.rnd.random() < self.noise_rate:
-                self.apply(random_command(self.rnd, self.state))
-                continue
-            w = GAME.waiting(self.state)
-            assert w is not None
-            seat = self.rnd.choice(sorted(w.seats))
-            if seat in self.resigned or self.rnd.random() < self.timeout_rate:
-                reason = "resigned" if seat in self.resigned else "timeout"
-                command = GAME.default_command(self.state, seat, reason)
-            else:
-                command = GAME.bot_command(self.state, seat, strategy=self.strategies[seat], salt=self.salt)
-            assert command is not None
-            assert command.TYPE in GAME.legal_commands(self.state, seat)
-            assert self.apply(command), f"a legal move was refused: {command!r}"
-        assert GAME.is_terminal(self.state), "the game did not end"
-        assert self.state.round <= self.state.options.max_rounds
-        assert GAME.fold(self.events) == self.state
-        assert self.state.phase != NEW
-
-
-@rules_settings(examples=300)
-@hgiven(
-    n=st.integers(2, MAX_PLAYERS),
+SPEC = Conformance(
+    ruleset=RULESET,
+    codes={code: error.kind for code, error in RULESET.types.errors.items()},
     options=OPTIONS,
-    seed=st.binary(min_size=32, max_size=32),
-    salt=st.integers(0, 2**32),
+    junk=lambda rnd, table: random_command(rnd, table.game),
+    checks=WereCatsChecks,
+    start=start,
+    web=True,
+    max_rounds=5_000,
 )
-def test_random_games_conserve_the_coins_and_end_wc1_1_wc3_1(
-    n: int, options: dict[str, Any], seed: bytes, salt: int
-) -> None:
-    Game(n, options, seed, salt).play()
+
+
+@rules_settings(examples=170)
+@hgiven(setup=setups(SPEC))
+def test_random_games_conserve_the_coins_and_end_wc1_1_wc3_1(setup: Setup) -> None:
+    play(SPEC, setup, heavy=True)
