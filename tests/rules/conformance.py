@@ -290,7 +290,14 @@ class Game:
             assert not trusted, f"the rules refused a bot's or the table's command {command!r}: {refused!r}"
             return False
         seat = command.seat
-        if type(seat) is int and 0 <= seat < self.n and events:
+        # what a player sends is in legal_commands; a bot playing a seat on autopilot sends game commands
+        # (the service lets only it, and refuses them to the player: autopilot_on)
+        if (
+            type(seat) is int
+            and 0 <= seat < self.n
+            and events
+            and seat not in self.ruleset.autopilot_seats(before)
+        ):
             legal = self.ruleset.legal_commands(before, seat)
             assert command.TYPE in legal, f"{command!r} was accepted, legal_commands said {legal}"
         state = before
@@ -433,7 +440,8 @@ class Game:
                 if command is None:
                     continue
                 legal = self.ruleset.legal_commands(self.state, seat)
-                assert command.TYPE in legal, (command, legal)
+                if seat not in self.ruleset.autopilot_seats(self.state):  # (as in apply)
+                    assert command.TYPE in legal, (command, legal)
                 self.apply(command, trusted=True)
                 if self.terminal():
                     break
