@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-from games.rules.core import JSON, Context, RuleError, RulesetTypes, Seat, Viewer, Waiting
+from games.rules.core import JSON, Context, RulesetTypes, Seat, Viewer, Waiting
 
 from . import commands as cmd
 from . import events as ev
@@ -188,6 +188,7 @@ class Table:
         self.player_commands: tuple[type[Any], ...] = (*game.player_commands, *cmd.PLAYER_COMMANDS)
         self.event_classes: tuple[type[Any], ...] = (*game.event_classes, *ev.EVENT_CLASSES)
         self.types = _types(game)
+        self._codec = serde.codec(self.parse_options, self.options_to_json)
         self._initial = TableState(game=game.initial_state())
         self._step = getattr(game, "step", None)  # decide + the state after, when the game offers it
         self._last: tuple[Any, Step | None] = (None, None)
@@ -495,7 +496,7 @@ class Table:
     def redact_event(self, event: Any, viewer: Viewer, *, terminal: bool) -> JSON:
         if type(event) not in _HANDLERS:
             return self.game.redact_event(event, viewer, terminal=terminal)
-        out = serde.event_to_json(event)
+        out = self._codec.event_to_json(event)
         if (
             not terminal
             and isinstance(event, ev.MessageSent)
@@ -510,36 +511,28 @@ class Table:
     # --- serialization -------------------------------------------------------------------------
     def event_to_json(self, event: Any) -> JSON:
         if type(event) in _HANDLERS:
-            return serde.event_to_json(event)
+            return self._codec.event_to_json(event)
         return self.game.event_to_json(event)
 
     def event_from_json(self, data: Mapping[str, Any]) -> Any:
         kind = data.get("type") if isinstance(data, Mapping) else None
         if kind in serde.EVENT_TYPES:
-            try:
-                return serde.event_from_json(data)
-            except (serde.Bad, RuleError, KeyError, TypeError) as exc:
-                raise ValueError(f"not a table event: {exc}") from exc
+            return self._codec.event_from_json(data)
         return self.game.event_from_json(data)
 
     def command_to_json(self, command: Any) -> JSON:
         if type(command) in _TABLE_COMMANDS:
-            return serde.command_to_json(command, self.game.options_to_json)
+            return self._codec.command_to_json(command)
         return self.game.command_to_json(command)
 
     def command_from_json(self, data: Mapping[str, Any], seat: Seat | None) -> Any:
-        """Strict: a table command, or one of the game's player commands for a seat; ``invalid_command``
-        (or ``invalid_options`` for a start command's options) on anything else."""
+        """Strict: a table command, or one of the game's player commands for a seat; ``invalid_command`` on
+        anything else."""
         if not isinstance(data, Mapping):
             fail("invalid_command", "malformed command: a command is a JSON object")
         kind = data.get("type")
         if isinstance(kind, str) and kind in serde.COMMAND_TYPES:
-            try:
-                return serde.command_from_json(data, seat, self.parse_options)
-            except RuleError:
-                raise
-            except Exception as exc:  # any malformed input whatsoever
-                fail("invalid_command", f"malformed command: {exc}")
+            return self._codec.command_from_json(data, seat)
         if not isinstance(kind, str) or kind not in self._game_commands or type(seat) is not int:
             fail("invalid_command", f"malformed command: unknown command type {kind!r}")
         command = self.game.command_from_json(data, seat)
