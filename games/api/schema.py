@@ -6,13 +6,16 @@ Per ruleset (``{Name}`` its ``RulesetTypes.name``, ``{p}`` its ``prefix``):
 
 * ``{Name}View`` (the viewer's state) and the TypedDicts it uses, ``{Name}Options`` (options in full, a
   response) and ``{Name}OptionsRequest`` (every key optional, a request), ``{Name}ErrorDetails``;
-* ``{p}{TYPE}Event`` per event type (fields a viewer may not see are null at any depth) and
-  ``{p}{TYPE}CommandRecord`` per command as the record stores it (with the acting ``seat``), each with a
-  single-value ``type`` enum (openapi-python-client has no discriminator support);
+* ``{p}{TYPE}Event`` per event type (fields a viewer may not see are null at any depth; the counts of
+  ``redaction_extras`` are optional integers) and ``{p}{TYPE}CommandRecord`` per command as the record stores
+  it (with the acting ``seat``), each with a single-value ``type`` enum;
+* ``{Name}Event`` and ``{Name}RecordedCommand``: the ruleset's events and commands, a ``oneOf`` with the
+  discriminator ``type`` (a type name is unique within a ruleset);
 
 and the unions over every ruleset: ``GameView`` (discriminator ``ruleset``), ``Event`` and
-``RecordedCommand`` (discriminator ``type``), ``GameOptions`` / ``GameOptionsRequest`` and
-``RuleErrorDetails``.
+``RecordedCommand`` (an ``anyOf`` of the per-ruleset unions: rulesets reuse type names, e.g. ``GameStarted``,
+with other shapes, so a client reads an event by its game's ``ruleset``), ``GameOptions`` /
+``GameOptionsRequest`` and ``RuleErrorDetails``.
 """
 
 from __future__ import annotations
@@ -60,12 +63,22 @@ class Builder:
     """Turns the Python types of one ruleset into schemas, adding a component per TypedDict met."""
 
     def __init__(
-        self, components: dict[str, Any], rt: RulesetTypes, *, request: bool = False, redacted: bool = False
+        self,
+        components: dict[str, Any],
+        rt: RulesetTypes,
+        *,
+        request: bool = False,
+        redacted: bool = False,
+        owners: dict[str, Any] | None = None,
     ) -> None:
         self.components = components
         self.rt = rt
         self.request = request
         self.redacted = redacted  # an event's field: null at any depth where the viewer may not see it
+        self.owners: dict[str, Any] = {} if owners is None else owners  # component name → its TypedDict
+
+    def sibling(self, *, request: bool = False, redacted: bool = False) -> Builder:
+        return Builder(self.components, self.rt, request=request, redacted=redacted, owners=self.owners)
 
     def component_name(self, td: Any) -> str:
         name = td.__name__ if td.__name__.startswith(self.rt.name) else self.rt.name + td.__name__
@@ -114,6 +127,9 @@ class Builder:
 
     def typeddict(self, td: Any) -> str:
         name = self.component_name(td)
+        owner = self.owners.setdefault(name, td)
+        if owner is not td:
+            raise ValueError(f"two TypedDicts make the component {name}: {owner!r} and {td!r}; rename one")
         if name in self.components:
             return name
         self.components[name] = {}  # a placeholder against recursion
@@ -138,14 +154,26 @@ class Builder:
             "type": {"type": "string", "enum": [cls.TYPE]},
             "v": {"type": "integer", "description": "The event's schema version.", "example": cls.VERSION},
         }
-        redacted = Builder(self.components, self.rt, redacted=True)
+        redacted = self.sibling(redacted=True)
         for f in dataclasses.fields(cls):
             properties[f.name] = _nullable(redacted.schema(hints[f.name]))
+        extras = self.rt.redaction_extras.get(cls.TYPE, ())
+        for name in extras:
+            if name in properties:
+                raise ValueError(f"{cls.TYPE}: the redaction extra {name!r} is a field")
+            properties[name] = {
+                "type": "integer",
+                "minimum": 0,
+                "description": "A count the served form adds while the game runs (the size of what may be "
+                "hidden); absent from the record and once the game is over.",
+            }
         doc = _doc(cls)
+        note = f"Ruleset `{self.rt.name}`. Fields the viewer may not see are null."
+        if extras:
+            note += " While the game runs, " + ", ".join(f"`{n}`" for n in extras) + " say how many."
         return {
             "type": "object",
-            "description": (doc + "\n\n" if doc else "")
-            + f"Ruleset `{self.rt.name}`. Fields the viewer may not see are null.",
+            "description": (doc + "\n\n" if doc else "") + note,
             "properties": properties,
             "required": ["type", "v", *[f.name for f in dataclasses.fields(cls) if _always_there(f)]],
             "additionalProperties": False,
@@ -211,36 +239,63 @@ def all_types() -> list[tuple[str, RulesetTypes]]:
 
 def ruleset_components() -> dict[str, Any]:
     components: dict[str, Any] = {"NullEnum": {"enum": [None]}}
+    owners: dict[str, Any] = {}
     views: dict[str, str] = {}
     options: list[str] = []
     options_in: list[str] = []
     details: list[str] = []
-    event_refs: dict[str, str] = {}
-    command_refs: dict[str, str] = {}
-    event_clash = command_clash = False
+    event_unions: dict[str, str] = {}
+    command_unions: dict[str, str] = {}
+
+    def add(name: str, schema: dict[str, Any]) -> None:
+        if name in components:
+            raise ValueError(f"two schemas are named {name}: give a ruleset a prefix")
+        components[name] = schema
+
     for slug, rt in all_types():
-        out = Builder(components, rt)
+        out = Builder(components, rt, owners=owners)
         views[slug] = out.typeddict(rt.view)
         options.append(out.typeddict(rt.options))
-        options_in.append(Builder(components, rt, request=True).typeddict(rt.options))
+        options_in.append(out.sibling(request=True).typeddict(rt.options))
         if rt.error_details is not None:
             details.append(out.typeddict(rt.error_details))
+        event_refs: dict[str, str] = {}
         for cls in rt.events:
             cls = typing.cast(Any, cls)
             name = f"{rt.prefix}{cls.TYPE}Event"
-            if name in components:
-                raise ValueError(f"two rulesets name the component {name}: give one a prefix")
-            components[name] = out.event(cls)
-            event_clash |= cls.TYPE in event_refs
-            event_refs.setdefault(cls.TYPE, name)
+            if cls.TYPE in event_refs:
+                raise ValueError(f"{slug}: two event classes are typed {cls.TYPE}")
+            add(name, out.event(cls))
+            event_refs[cls.TYPE] = name
+        command_refs: dict[str, str] = {}
         for cls in rt.commands:
             cls = typing.cast(Any, cls)
             name = f"{rt.prefix}{cls.TYPE}CommandRecord"
-            if name in components:
-                raise ValueError(f"two rulesets name the component {name}: give one a prefix")
-            components[name] = out.recorded_command(cls)
-            command_clash |= cls.TYPE in command_refs
-            command_refs.setdefault(cls.TYPE, name)
+            if cls.TYPE in command_refs:
+                raise ValueError(f"{slug}: two command classes are typed {cls.TYPE}")
+            add(name, out.recorded_command(cls))
+            command_refs[cls.TYPE] = name
+        event_unions[slug] = f"{rt.name}Event"
+        add(
+            event_unions[slug],
+            _union(
+                event_refs,
+                description=f"An event of a `{slug}` game as the viewer may see it: one of its event types "
+                "(see `type`).",
+                discriminator="type",
+            ),
+        )
+        command_unions[slug] = f"{rt.name}RecordedCommand"
+        add(
+            command_unions[slug],
+            _union(
+                command_refs,
+                description=f"A command of a `{slug}` game as the record stores it: `type`, its fields and "
+                "the acting `seat`.",
+                discriminator="type",
+            ),
+        )
+    by_ruleset = "; ".join(f"`{slug}`: `{name}`" for slug, name in event_unions.items())
     components["GameView"] = _union(
         views,
         description="The game as the viewer may see it (the ruleset's view; see `ruleset`): the viewer's "
@@ -248,25 +303,36 @@ def ruleset_components() -> dict[str, Any]:
         discriminator="ruleset",
     )
     components["Event"] = _union(
-        event_refs,
-        description="An event as the viewer may see it: one of the event types (see `type`).",
-        discriminator=None if event_clash else "type",
+        event_unions,
+        description="An event as the viewer may see it, of the game's ruleset (the game's `ruleset`: "
+        + by_ruleset
+        + "), each a union by `type`. Rulesets reuse type names (e.g. `GameStarted`) with other shapes: "
+        "read an event as its game's ruleset's.",
+        discriminator=None,
+        keyword="anyOf",
     )
     components["RecordedCommand"] = _union(
-        command_refs,
-        description="A command as the record stores it: `type`, its fields and the acting `seat`.",
-        discriminator=None if command_clash else "type",
+        command_unions,
+        description="A command as the record stores it, of the game's ruleset (the game's `ruleset`: "
+        + "; ".join(f"`{slug}`: `{name}`" for slug, name in command_unions.items())
+        + "), each a union by `type`.",
+        discriminator=None,
+        keyword="anyOf",
     )
     components["GameOptions"] = _union(
         {n: n for n in options},
-        description="The game's options in full (every key, defaults included), as its ruleset defines them.",
+        description="The game's options in full (every key, defaults included), as its ruleset defines them: "
+        + "; ".join(f"`{slug}`: `{name}`" for slug, name in zip(views, options, strict=True))
+        + ".",
         discriminator=None,
         keyword="anyOf",
     )
     components["GameOptionsRequest"] = _union(
         {n: n for n in options_in},
-        description="Options for a new game (the ruleset's; missing keys take the defaults). Unknown keys or "
-        "bad values are refused with 422 `invalid_options`.",
+        description="Options for a new game, the shape of its `ruleset` ("
+        + "; ".join(f"`{slug}`: `{name}`" for slug, name in zip(views, options_in, strict=True))
+        + "); missing keys take the defaults. Unknown keys or bad values are refused with 422 "
+        "`invalid_options` (`details.key` names the option).",
         discriminator=None,
         keyword="anyOf",
     )

@@ -109,7 +109,15 @@ def table_types(game: Any) -> RulesetTypes:
         events=(*rt.events, *events.EVENT_CLASSES),
         commands=(*commands.COMMAND_CLASSES, *rt.player_commands),
         player_commands=(*rt.player_commands, *commands.PLAYER_COMMANDS),
-        substitutes={**rt.substitutes, Options: options, Settings: settings, bytes: str},
+        substitutes={
+            **rt.substitutes,
+            Options: options,
+            Settings: settings,
+            bytes: str,
+            **({dict[str, Any]: rt.setup} if rt.setup is not None else {}),  # StartGame's setup: the game's
+        },
         errors=errors,
         error_details=rt.error_details,
+        redaction_extras=rt.redaction_extras,
+        setup=rt.setup,
     )

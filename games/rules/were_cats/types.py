@@ -59,7 +59,10 @@ class WaitingView(TypedDict):
     simultaneous: bool
 
 
-class GameView(TypedDict):
+class WereCatsView(TypedDict):
+    """The game as the viewer may see it: the table is open, so every seat sees the same but ``viewer``
+    (WC4.2); ``seed`` only once over."""
+
     ruleset: Literal["were_cats"]
     started: bool
     over: bool
@@ -84,8 +87,25 @@ class GameView(TypedDict):
     seed: str | None  # only once over
 
 
-class OptionsJSON(TypedDict):
+GameView = WereCatsView
+
+
+class WereCatsGameOptions(TypedDict):
+    """The game's own options in full (WC4.1), as its GameStarted event records them; on input every key is
+    optional."""
+
     max_rounds: int
+
+
+OptionsJSON = WereCatsGameOptions
+
+
+class Setup(TypedDict, total=False):
+    """An operator's setup (the game is then not fair): the seat order (player ids) and the first seat to
+    choose its starting coins (WC1.3)."""
+
+    seats: list[str]
+    first_seat: int
 
 
 class ErrorDetails(TypedDict, total=False):
@@ -99,12 +119,13 @@ PLAYER_COMMANDS: Final[tuple[type[Any], ...]] = tuple(c for c in COMMAND_CLASSES
 TYPES: Final = RulesetTypes(
     name="WereCats",
     prefix="WC",
-    view=GameView,
-    options=OptionsJSON,
+    view=WereCatsView,
+    options=WereCatsGameOptions,
     events=EVENT_CLASSES,
     commands=PLAYER_COMMANDS,
     player_commands=PLAYER_COMMANDS,
-    substitutes={Options: OptionsJSON, bytes: str, Coins: CoinsView},
+    substitutes={Options: WereCatsGameOptions, bytes: str, Coins: CoinsView},
     errors={code: ErrorCode(kind, meaning) for code, (kind, meaning) in ERRORS.items()},
     error_details=ErrorDetails,
+    setup=Setup,
 )
