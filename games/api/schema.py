@@ -26,7 +26,7 @@ import typing
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from games.rules.core import RulesetTypes
+from games.rules.core import Range, RulesetTypes
 from games.rules.registry import RULESETS
 
 from .bindings import ruleset_types
@@ -92,6 +92,15 @@ class Builder:
             rest = [a for a in args if a is not type(None)]
             inner = self.schema(rest[0]) if len(rest) == 1 else {"oneOf": [self.schema(a) for a in rest]}
             return _nullable(inner) if len(rest) < len(args) else inner
+        if origin in (typing.NotRequired, typing.Required):  # kept by include_extras: required is apart
+            return self.schema(args[0])
+        if origin is typing.Annotated:  # bounds the rules enforce (games.rules.core.Range)
+            out = self.schema(args[0])
+            for mark in tp.__metadata__:
+                if isinstance(mark, Range):
+                    out = {**out, **({} if mark.low is None else {"minimum": mark.low})}
+                    out = {**out, **({} if mark.high is None else {"maximum": mark.high})}
+            return out
         if tp is typing.Any:  # any JSON value (e.g. an operator's setup, whose keys are the game's)
             return {}
         if origin is Literal:
@@ -133,7 +142,7 @@ class Builder:
         if name in self.components:
             return name
         self.components[name] = {}  # a placeholder against recursion
-        hints = typing.get_type_hints(td)
+        hints = typing.get_type_hints(td, include_extras=True)
         required = [] if self.request else [k for k in hints if k in td.__required_keys__]
         schema: dict[str, Any] = {
             "type": "object",

@@ -64,6 +64,15 @@ class ErrorCode:
     meaning: str
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Range:
+    """In a ruleset's JSON types, ``Annotated[int, Range(low, high)]``: the bounds the rules enforce (the
+    spec's ``minimum`` and ``maximum``; ``None``: unbounded)."""
+
+    low: int | None = None
+    high: int | None = None
+
+
 @dataclasses.dataclass(frozen=True)
 class RulesetTypes:
     """The JSON shapes a ruleset shows to clients, as Python types; the hosting generates the OpenAPI

@@ -364,6 +364,70 @@ def test_the_table_games_meet_every_event_and_command_of_the_table() -> None:
     assert {c.TYPE for c in table_commands.COMMAND_CLASSES} - all_commands == set()
 
 
+def _bounded(
+    spec: Spec, schema: dict[str, Any], path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """(key path, its schema) of every option with bounds in an options request schema, nested included."""
+    for key, sub in spec.resolve(schema)["properties"].items():
+        if "$ref" in sub:
+            yield from _bounded(spec, sub, (*path, key))
+        elif "minimum" in sub or "maximum" in sub:
+            yield (*path, key), sub
+
+
+@pytest.mark.parametrize("slug", sorted({game[0] for game in TABLE_GAMES}))
+def test_the_options_bounds_the_spec_declares_are_the_rules(spec: Spec, slug: str) -> None:
+    """Each bounded option of a table game: its bounds are accepted by the spec and the rules alike, one
+    past them refused by both (the rules naming the option in ``details.key``); so is an unknown key."""
+    rs = get_ruleset(slug)
+    rt = ruleset_types(slug)
+    assert rt is not None
+    request = {"$ref": f"#/components/schemas/{rt.name}OptionsRequest"}
+    found = list(_bounded(spec, request))
+    assert len(found) >= 5, found  # the game's own and the table's (deadlines per step, absence, pause)
+
+    def raw(path: tuple[str, ...], value: int) -> dict[str, Any]:
+        out: dict[str, Any] = {path[-1]: value}
+        for key in reversed(path[:-1]):
+            out = {key: out}
+        return out
+
+    for path, schema in found:
+        for value in (schema.get("minimum"), schema.get("maximum")):
+            if value is not None:
+                assert spec.errors(request, raw(path, value)) == [], (path, value)
+                rs.parse_options(raw(path, value))
+        for value in (
+            None if schema.get("minimum") is None else schema["minimum"] - 1,
+            None if schema.get("maximum") is None else schema["maximum"] + 1,
+        ):
+            if value is None:
+                continue
+            assert spec.errors(request, raw(path, value)), (path, value)
+            with pytest.raises(RuleError) as refused:
+                rs.parse_options(raw(path, value))
+            assert refused.value.code == "invalid_options"
+            assert refused.value.details["key"] == ".".join(path)
+    assert spec.errors(request, {"no_such_option": 1})
+    with pytest.raises(RuleError):
+        rs.parse_options({"no_such_option": 1})
+
+
+def test_the_examples_options_are_their_rulesets(spec: Spec) -> None:
+    """The game-creation examples of the table games name their ruleset and carry options of its shape that
+    its rules accept; the state examples are of the ruleset they name."""
+    for example in examples.GAME_CREATE_TABLE:
+        value = example.value
+        rt = ruleset_types(value["ruleset"])
+        assert rt is not None
+        own = {"$ref": f"#/components/schemas/{rt.name}OptionsRequest"}
+        assert spec.errors(own, value["options"]) == []
+        get_ruleset(value["ruleset"]).parse_options(value["options"])
+    slugs = [e.value["state"]["ruleset"] for e in examples.VIEWER_STATES]
+    assert [e.value["game"]["ruleset"] for e in examples.VIEWER_STATES] == slugs
+    assert sorted(slugs) == sorted(RULESETS)
+
+
 def test_options_typed_with_every_key() -> None:
     """The options' TypedDict has every key the ruleset reads and writes (a new option must be typed)."""
     from games.rules.goodcritters import options as module

@@ -123,7 +123,11 @@ class Seat:
     def send(self, game_id: int, type_name: str, body: dict[str, Any], **headers: str) -> Any:
         snake = RULESET_SNAKE[type_name]
         module = sub(self.pkg, f"api.commands.games_commands_{snake}")
-        request_model = getattr(sub(self.pkg, "models"), f"{type_name}CommandRequest")
+        models = sub(self.pkg, "models")
+        # a command name with a shape per ruleset (ChooseAction) is a union: GoodCritters' model is named so
+        request_model = getattr(models, f"GoodCritters{type_name}CommandRequest", None) or getattr(
+            models, f"{type_name}CommandRequest"
+        )
         return module.sync_detailed(
             game_id, client=self.client, body=request_model.from_dict(body), **headers
         )
@@ -280,7 +284,9 @@ def typed_next(
             )
         if "GiveGift" in legal and mine.payoff_cards > 0 and rnd.random() < 0.2:
             return "GiveGift", models.GiveGiftCommandRequest(to=rnd.choice(others), payoff_cards=1)
-        return "ChooseAction", models.ChooseActionCommandRequest(action=rnd.choice(list(models.ActionEnum)))
+        return "ChooseAction", models.GoodCrittersChooseActionCommandRequest(
+            action=rnd.choice(list(models.ActionEnum))
+        )
     if "SetReady" in legal and not mine.ready:
         return "SetReady", models.SetReadyCommandRequest(ready=True)
     return None

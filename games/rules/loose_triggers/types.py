@@ -6,14 +6,14 @@ hidden field and the extra counts listed in :data:`REDACTION_EXTRAS`). Together 
 table (``games.rules.table``) adds its own shapes to them.
 """
 
-from typing import Final, Literal, NotRequired, TypedDict
+from typing import Annotated, Final, Literal, NotRequired, TypedDict
 
-from games.rules.core import ErrorCode, RulesetTypes
+from games.rules.core import ErrorCode, Range, RulesetTypes
 
 from .commands import COMMAND_CLASSES, SYSTEM_COMMANDS, Command
 from .errors import CATALOGUE
 from .events import EVENT_CLASSES
-from .options import Options
+from .options import MAX_COUNTDOWN, MAX_RETARGETS, Options
 
 ActionKind = Literal["BANG!", "GRAB!", "DUCK!", "CROSSFIRE!", "IN THE FIRE!"]
 Step = Literal["give", "countdown", "choose", "pick", "claim", "grab", "elect"]
@@ -117,8 +117,8 @@ class LooseTriggersGameOptions(TypedDict):
     """The game's own options in full (every key, defaults included; LT7.1), as its GameStarted event
     records them; on input every key is optional."""
 
-    countdown: int
-    max_retargets: int
+    countdown: Annotated[int, Range(1, MAX_COUNTDOWN)]
+    max_retargets: Annotated[int, Range(0, MAX_RETARGETS)]
     shuffle_seats: bool
 
 

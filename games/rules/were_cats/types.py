@@ -4,15 +4,15 @@ dataclasses and :data:`.errors.ERRORS`)."""
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, TypedDict
+from typing import Annotated, Any, Final, Literal, TypedDict
 
-from games.rules.core import ErrorCode, RulesetTypes
+from games.rules.core import ErrorCode, Range, RulesetTypes
 
 from .coins import Coins
 from .commands import COMMAND_CLASSES, SYSTEM_COMMANDS
 from .errors import ERRORS
 from .events import EVENT_CLASSES
-from .options import Options
+from .options import MAX_MAX_ROUNDS, Options
 
 Kind = Literal["penny", "nickel", "dime"]
 Phase = Literal["new", "choose", "place", "populate", "act", "over"]
@@ -94,7 +94,7 @@ class WereCatsGameOptions(TypedDict):
     """The game's own options in full (WC4.1), as its GameStarted event records them; on input every key is
     optional."""
 
-    max_rounds: int
+    max_rounds: Annotated[int, Range(1, MAX_MAX_ROUNDS)]
 
 
 OptionsJSON = WereCatsGameOptions
