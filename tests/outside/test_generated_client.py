@@ -12,6 +12,7 @@ import random
 import subprocess
 import sys
 import uuid
+from datetime import timedelta
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -376,3 +377,121 @@ def test_a_typed_client_plays_a_game_with_payoffs(live: LiveServer, client_packa
     # the feed's events are typed the same way
     feed = sub(pkg, "api.play.games_events_list").sync(game_id, client=seats[1].client, after=0, limit=1000)
     assert all(isinstance(item.event, event_classes) for item in feed.events)
+
+
+# --------------------------------------------------------------------------------------------------
+# the games on the table: Loose Triggers and Were-cats through the same generated client
+# --------------------------------------------------------------------------------------------------
+def table_next(models: ModuleType, slug: str, view: Any, said: set[int]) -> tuple[str, Any] | None:
+    """A simple command the viewing seat may send now, chosen from its TYPED view alone (else None: the
+    deadline's default plays for it)."""
+    legal = {c.value for c in view.legal_commands}
+    state = view.state
+    me = view.viewer
+    if "SendMessage" in legal and me not in said:
+        said.add(me)
+        return "SendMessage", models.SendMessageCommandRequest(text="howdy")
+    if view.waiting is None or not view.waiting.you:
+        return None
+    if slug == "were_cats":
+        assert isinstance(state, models.WereCatsView)
+        supply = state.supply.to_dict()
+        if "ChooseStartingCoins" in legal:
+            kind = next((k for k in ("dime", "nickel", "penny") if supply[k] >= 2), None)
+            if kind is not None:
+                return "ChooseStartingCoins", models.ChooseStartingCoinsCommandRequest(
+                    kind=models.CoinKindEnum(kind)
+                )
+        if "FinishPlacing" in legal:
+            return "FinishPlacing", models.FinishPlacingCommandRequest()
+        if "PopulateCity" in legal:
+            kind = next((k for k in ("penny", "nickel", "dime") if supply[k] > 0), None)
+            if kind is not None:
+                return "PopulateCity", models.PopulateCityCommandRequest(kind=models.CoinKindEnum(kind))
+        if "Pass" in legal:
+            return "Pass", models.PassCommandRequest()
+        return None
+    assert isinstance(state, models.LooseTriggersView)
+    mine = state.seats[me]
+    assert isinstance(mine, models.LooseTriggersSeatView)
+    if "ChooseAction" in legal and isinstance(mine.hand, list) and mine.hand and not mine.chose:
+        return "ChooseAction", models.LooseTriggersChooseActionCommandRequest(card=mine.hand[0].card)
+    if "SetReady" in legal and isinstance(state.play, models.LooseTriggersPlay):
+        seat = state.play.seats[me]
+        if not seat.ready:
+            return "SetReady", models.SetReadyCommandRequest(ready=True)
+    return None
+
+
+@pytest.mark.parametrize(("slug", "seats"), [("loose_triggers", 5), ("were_cats", 3)])
+def test_a_generated_client_plays_a_table_game(
+    live: LiveServer, client_package: ModuleType, slug: str, seats: int
+) -> None:
+    """A Loose Triggers or a Were-cats game: the creator's seat is played through the generated client (typed
+    options, state, commands), the others by bots; the record and the feed parse into the game's own event
+    and command classes (rulesets reuse type names: the client must not take one for GoodCritters')."""
+    from games import deadlines, services
+    from games.api.bindings import ruleset_types
+    from games.api.examples import TABLE_OPTIONS
+    from games.models import Game, GameStatus
+
+    pkg = client_package
+    models = sub(pkg, "models")
+    rt = ruleset_types(slug)
+    assert rt is not None
+    me = Seat(pkg, live.url, random.Random(seats))
+    options = getattr(models, f"{rt.name}OptionsRequest").from_dict(
+        {**TABLE_OPTIONS[slug], "absence": {"extensions": 0, "autopilot_after": None}}
+    )
+    created = sub(pkg, "api.lobby.games_create").sync_detailed(
+        client=me.client,
+        body=models.GameCreateInputRequest(
+            ruleset=models.RulesetEnum(slug), seats=seats, options=options, bots=["sensible"] * (seats - 1)
+        ),
+    )
+    assert created.status_code == 201, created.content
+    assert isinstance(created.parsed.options, getattr(models, f"{rt.name}Options"))
+    game_id = created.parsed.id
+    state_op = sub(pkg, "api.play.games_state_retrieve")
+    said: set[int] = set()
+    sent = refused = 0
+    for _ in range(3_000):
+        services.bots_play(game_id, max_steps=100_000)
+        view = state_op.sync(game_id, client=me.client)
+        assert isinstance(view, models.ViewerStateOutput)
+        assert isinstance(view.state, getattr(models, f"{rt.name}View"))
+        if view.over:
+            break
+        step = table_next(models, slug, view, said)
+        if step is not None:
+            r = me.send_typed(game_id, *step)
+            if r.status_code == 200:
+                assert isinstance(r.parsed, models.ViewerStateOutput)
+                sent += 1
+                continue
+            assert isinstance(r.parsed, models.Problem), r.content  # the rules refused: a typed problem
+            refused += 1
+        game = Game.objects.get(pk=game_id)
+        if game.status == GameStatus.OVER:
+            continue
+        assert game.deadline_at is not None, "nobody can move and no deadline runs"
+        deadlines.sweep(now=game.deadline_at + timedelta(seconds=1))
+    else:
+        raise AssertionError("the game did not end")
+    assert sent > 3, (sent, refused)
+    assert isinstance(view.state.scores, list)
+
+    record = sub(pkg, "api.audit.games_record_retrieve").sync(game_id, client=me.client)
+    assert isinstance(record, models.RecordOutput)
+    kinds = set()
+    for entry in record.events:
+        assert type(entry.data).__name__ == f"{rt.prefix}{entry.type_}Event", (entry.type_, type(entry.data))
+        kinds.add(entry.type_)
+        if entry.command is not None:
+            name = type(entry.command).__name__
+            assert name == f"{rt.prefix}{entry.command.type_}CommandRecord", name
+    assert {"GameStarted", "TableOpened", "MessageSent", "GameEnded"} <= kinds, kinds
+    assert isinstance(record.events[0].data.options, getattr(models, f"{rt.name}GameOptions"))
+    feed = sub(pkg, "api.play.games_events_list").sync(game_id, client=me.client, after=0, limit=1000)
+    for item in feed.events:
+        assert type(item.event).__name__.startswith(rt.prefix), type(item.event)
