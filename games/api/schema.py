@@ -21,6 +21,7 @@ with other shapes, so a client reads an event by its game's ``ruleset``), ``Game
 from __future__ import annotations
 
 import dataclasses
+import json
 import types
 import typing
 from collections.abc import Sequence
@@ -81,7 +82,10 @@ class Builder:
         return Builder(self.components, self.rt, request=request, redacted=redacted, owners=self.owners)
 
     def component_name(self, td: Any) -> str:
-        name = td.__name__ if td.__name__.startswith(self.rt.name) else self.rt.name + td.__name__
+        """``{Name}{TypedDict}``, or the TypedDict's ``__spec_name__`` when rulesets share it."""
+        name = td.__dict__.get("__spec_name__")
+        if name is None:
+            name = td.__name__ if td.__name__.startswith(self.rt.name) else self.rt.name + td.__name__
         return name + ("Request" if self.request else "")
 
     def schema(self, tp: Any) -> dict[str, Any]:
@@ -246,6 +250,62 @@ def all_types() -> list[tuple[str, RulesetTypes]]:
     return [(slug, rt) for slug in sorted(RULESETS) if (rt := ruleset_types(slug)) is not None]
 
 
+def _shape(schema: dict[str, Any]) -> str:
+    """A component's shape, its description aside (two rulesets' identical shapes become one component)."""
+    return json.dumps({k: v for k, v in schema.items() if k != "description"}, sort_keys=True)
+
+
+def _shared(
+    made: list[tuple[str, RulesetTypes, Any, dict[str, Any]]], suffix: str
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, str]]]:
+    """The components of ``made`` ((slug, types, class, schema) of each ruleset's events or commands) and each
+    ruleset's ``TYPE → component name``. A shape several rulesets give a ``TYPE`` alike is one component:
+    named ``{TYPE}{suffix}`` (GoodCritters' names; else, when free, for the table's shared shapes), else
+    ``{Package}{TYPE}{suffix}`` after the package defining the class; other shapes ``{prefix}{TYPE}...``."""
+    groups: dict[tuple[str, str], list[tuple[str, RulesetTypes, Any, dict[str, Any]]]] = {}
+    for entry in made:
+        groups.setdefault((entry[2].TYPE, _shape(entry[3])), []).append(entry)
+    bare = {cls.TYPE for _slug, rt, cls, _schema in made if not rt.prefix}
+    components: dict[str, dict[str, Any]] = {}
+    by_slug: dict[str, dict[str, str]] = {}
+    for (type_name, _), members in groups.items():
+        slugs = [m[0] for m in members]
+        if len(slugs) != len(set(slugs)):
+            raise ValueError(f"{slugs[0]}: two classes are typed {type_name}")
+        _slug, rt, cls, schema = members[0]
+        if len(members) == 1:
+            name = f"{rt.prefix}{type_name}{suffix}"
+        elif any(not m[1].prefix for m in members) or type_name not in bare:
+            name = f"{type_name}{suffix}"
+        else:
+            package = cls.__module__.split(".")[-2].title().replace("_", "")
+            name = f"{package}{type_name}{suffix}"
+        if len(members) > 1:
+            rulesets = ", ".join(f"`{m[1].name}`" for m in members)
+            schema = {
+                **schema,
+                "description": schema["description"].replace(f"Ruleset `{rt.name}`", f"Rulesets {rulesets}"),
+            }
+        if name in components:
+            raise ValueError(f"two schemas are named {name}: give a ruleset a prefix")
+        components[name] = schema
+        for m in members:
+            by_slug.setdefault(m[0], {})[type_name] = name
+    return components, by_slug
+
+
+def _client_order(components: dict[str, Any], names: list[str]) -> list[str]:
+    """``names`` (of components with a single-value ``type``) in the order a client should try them: by
+    type, the one needing more keys first, so that a client that takes the first alternative whose required
+    keys are all there (openapi-python-client) takes the right one."""
+
+    def key(name: str) -> tuple[str, int, str]:
+        schema = components[name]
+        return schema["properties"]["type"]["enum"][0], -len(schema.get("required", [])), name
+
+    return sorted(dict.fromkeys(names), key=key)
+
+
 def ruleset_components() -> dict[str, Any]:
     components: dict[str, Any] = {"NullEnum": {"enum": [None]}}
     owners: dict[str, Any] = {}
@@ -253,14 +313,8 @@ def ruleset_components() -> dict[str, Any]:
     options: list[str] = []
     options_in: list[str] = []
     details: list[str] = []
-    event_unions: dict[str, str] = {}
-    command_unions: dict[str, str] = {}
-
-    def add(name: str, schema: dict[str, Any]) -> None:
-        if name in components:
-            raise ValueError(f"two schemas are named {name}: give a ruleset a prefix")
-        components[name] = schema
-
+    events: list[tuple[str, RulesetTypes, Any, dict[str, Any]]] = []
+    commands: list[tuple[str, RulesetTypes, Any, dict[str, Any]]] = []
     for slug, rt in all_types():
         out = Builder(components, rt, owners=owners)
         views[slug] = out.typeddict(rt.view)
@@ -268,66 +322,61 @@ def ruleset_components() -> dict[str, Any]:
         options_in.append(out.sibling(request=True).typeddict(rt.options))
         if rt.error_details is not None:
             details.append(out.typeddict(rt.error_details))
-        event_refs: dict[str, str] = {}
-        for cls in rt.events:
-            cls = typing.cast(Any, cls)
-            name = f"{rt.prefix}{cls.TYPE}Event"
-            if cls.TYPE in event_refs:
-                raise ValueError(f"{slug}: two event classes are typed {cls.TYPE}")
-            add(name, out.event(cls))
-            event_refs[cls.TYPE] = name
-        command_refs: dict[str, str] = {}
-        for cls in rt.commands:
-            cls = typing.cast(Any, cls)
-            name = f"{rt.prefix}{cls.TYPE}CommandRecord"
-            if cls.TYPE in command_refs:
-                raise ValueError(f"{slug}: two command classes are typed {cls.TYPE}")
-            add(name, out.recorded_command(cls))
-            command_refs[cls.TYPE] = name
-        event_unions[slug] = f"{rt.name}Event"
-        add(
-            event_unions[slug],
-            _union(
-                event_refs,
-                description=f"An event of a `{slug}` game as the viewer may see it: one of its event types "
-                "(see `type`).",
+        events += [(slug, rt, cls, out.event(cls)) for cls in rt.events]
+        commands += [(slug, rt, cls, out.recorded_command(cls)) for cls in rt.commands]
+    unions: dict[str, dict[str, str]] = {"Event": {}, "RecordedCommand": {}}
+    for made, suffix, top in ((events, "Event", "Event"), (commands, "CommandRecord", "RecordedCommand")):
+        shared, by_slug = _shared(made, suffix)
+        for name, schema in shared.items():
+            if name in components:
+                raise ValueError(f"two schemas are named {name}: give a ruleset a prefix")
+            components[name] = schema
+        for slug, rt in all_types():
+            union = f"{rt.name}{top}"
+            if union in components:
+                raise ValueError(f"two schemas are named {union}")
+            what = (
+                "An event of a `{}` game as the viewer may see it"
+                if top == "Event"
+                else ("A command of a `{}` game as the record stores it (its fields and the acting `seat`)")
+            )
+            components[union] = _union(
+                by_slug[slug],
+                description=what.format(slug) + ": one of its types (see `type`).",
                 discriminator="type",
-            ),
-        )
-        command_unions[slug] = f"{rt.name}RecordedCommand"
-        add(
-            command_unions[slug],
-            _union(
-                command_refs,
-                description=f"A command of a `{slug}` game as the record stores it: `type`, its fields and "
-                "the acting `seat`.",
-                discriminator="type",
-            ),
-        )
-    by_ruleset = "; ".join(f"`{slug}`: `{name}`" for slug, name in event_unions.items())
+            )
+            unions[top][slug] = union
+    listing = "; ".join(f"`{slug}`: `{name}`" for slug, name in unions["Event"].items())
     components["GameView"] = _union(
         views,
         description="The game as the viewer may see it (the ruleset's view; see `ruleset`): the viewer's "
         "secrets only, everything once the game is over.",
         discriminator="ruleset",
     )
-    components["Event"] = _union(
-        event_unions,
-        description="An event as the viewer may see it, of the game's ruleset (the game's `ruleset`: "
-        + by_ruleset
-        + "), each a union by `type`. Rulesets reuse type names (e.g. `GameStarted`) with other shapes: "
-        "read an event as its game's ruleset's.",
-        discriminator=None,
-        keyword="anyOf",
-    )
-    components["RecordedCommand"] = _union(
-        command_unions,
-        description="A command as the record stores it, of the game's ruleset (the game's `ruleset`: "
-        + "; ".join(f"`{slug}`: `{name}`" for slug, name in command_unions.items())
-        + "), each a union by `type`.",
-        discriminator=None,
-        keyword="anyOf",
-    )
+    every_event = [
+        n
+        for union in unions["Event"].values()
+        for n in components[union]["discriminator"]["mapping"].values()
+    ]
+    components["Event"] = {
+        "description": "An event as the viewer may see it, of the game's ruleset (the game's `ruleset`; each "
+        f"ruleset's events are a union by `type`: {listing}). Rulesets reuse type names (e.g. `GameStarted`) "
+        "with other shapes: read an event as one of its game's ruleset's; in this list, of two shapes of a "
+        "type, the one needing more keys comes first.",
+        "anyOf": [ref(n) for n in _client_order(components, [n.rsplit("/", 1)[1] for n in every_event])],
+    }
+    every_command = [
+        n.rsplit("/", 1)[1]
+        for union in unions["RecordedCommand"].values()
+        for n in components[union]["discriminator"]["mapping"].values()
+    ]
+    components["RecordedCommand"] = {
+        "description": "A command as the record stores it, of the game's ruleset ("
+        + "; ".join(f"`{slug}`: `{name}`" for slug, name in unions["RecordedCommand"].items())
+        + "): `type`, its fields and the acting `seat`. Of two shapes of a type, the one needing more keys "
+        "comes first.",
+        "anyOf": [ref(n) for n in _client_order(components, every_command)],
+    }
     components["GameOptions"] = _union(
         {n: n for n in options},
         description="The game's options in full (every key, defaults included), as its ruleset defines them: "

@@ -194,11 +194,9 @@ def test_the_schema_validates_without_warnings(tmp_path: Any) -> None:
                 assert "seat" not in one.get("properties", {}), op_id
             assert body.get("type") == "object" or body.get("oneOf"), op_id
     # every event type of each ruleset has its own component with a single-value type enum
-    unions = schema["components"]["schemas"]["Event"]["anyOf"]
-    assert len(unions) >= 3
-    for union in unions:
-        events = schema["components"]["schemas"][union["$ref"].rsplit("/", 1)[1]]["oneOf"]
-        assert len(events) > 10
+    for union in ("GoodCrittersEvent", "LooseTriggersEvent", "WereCatsEvent"):
+        events = schema["components"]["schemas"][union]["oneOf"]
+        assert len(events) > 10, union
         for ref in events:
             component = schema["components"]["schemas"][ref["$ref"].rsplit("/", 1)[1]]
             assert len(component["properties"]["type"]["enum"]) == 1

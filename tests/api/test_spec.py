@@ -285,6 +285,8 @@ def test_a_table_games_json_validates_against_the_generated_types(
     schemas = spec.spec["components"]["schemas"]
     own_view = {"$ref": f"#/components/schemas/{rt.name}View"}
     union = {"$ref": f"#/components/schemas/{rt.name}Event"}
+    event_ref = schemas[f"{rt.name}Event"]["discriminator"]["mapping"]
+    command_ref = schemas[f"{rt.name}RecordedCommand"]["discriminator"]["mapping"]
     legal = set(spec.resolve(schemas["ViewerStateOutput"]["properties"]["legal_commands"]["items"])["enum"])
     failures: list[str] = []
     seen_events: set[str] = set()
@@ -295,7 +297,7 @@ def test_a_table_games_json_validates_against_the_generated_types(
         if not events:
             continue
         recorded = {**rs.command_to_json(command), "seat": command.seat}
-        own_command = {"$ref": f"#/components/schemas/{rt.prefix}{command.TYPE}CommandRecord"}
+        own_command = {"$ref": command_ref[command.TYPE]}
         failures += spec.errors(own_command, recorded)
         if command.TYPE not in seen_commands:  # the unions (slow to check: each of their alternatives)
             failures += spec.errors(RECORDED, recorded)
@@ -303,7 +305,7 @@ def test_a_table_games_json_validates_against_the_generated_types(
         state = rs.fold(events, state)
         terminal = rs.is_terminal(state)
         for ev in events:
-            own = {"$ref": f"#/components/schemas/{rt.prefix}{ev.TYPE}Event"}
+            own = {"$ref": event_ref[ev.TYPE]}
             for who in [None, *range(n)]:
                 data = rs.redact_event(ev, who, terminal=False)
                 extras += len(set(data) - set(rs.event_to_json(ev)))
@@ -457,8 +459,8 @@ def test_the_schema_answers_json_when_asked(client: Client) -> None:
 
 def test_the_unions_carry_discriminators_and_single_value_types(spec: Spec) -> None:
     """``GameView`` is a union by ``ruleset``; each ruleset's events and commands are a union by ``type``
-    (``{Name}Event``, ``{Name}RecordedCommand``), and ``Event``/``RecordedCommand`` join those of every
-    ruleset (type names repeat across rulesets: a client reads an event by its game's ruleset)."""
+    (``{Name}Event``, ``{Name}RecordedCommand``), and ``Event``/``RecordedCommand`` list all their shapes
+    once (type names repeat across rulesets: a client reads an event by its game's ruleset)."""
     schemas = spec.spec["components"]["schemas"]
     assert schemas["GameView"]["discriminator"]["propertyName"] == "ruleset"
     mapping = schemas["GameView"]["discriminator"]["mapping"]
@@ -469,22 +471,57 @@ def test_the_unions_carry_discriminators_and_single_value_types(spec: Spec) -> N
         assert mapping[slug].endswith(f"/{rt.name}View")
         view = schemas[f"{rt.name}View"]
         assert view["properties"]["ruleset"]["enum"] == [slug]
-        for union, classes, suffix in (
+        for union, classes, top in (
             (f"{rt.name}Event", rt.events, "Event"),
-            (f"{rt.name}RecordedCommand", rt.commands, "CommandRecord"),
+            (f"{rt.name}RecordedCommand", rt.commands, "RecordedCommand"),
         ):
-            top = "Event" if suffix == "Event" else "RecordedCommand"
-            assert {"$ref": f"#/components/schemas/{union}"} in schemas[top]["anyOf"]
+            listed = {r["$ref"] for r in schemas[top]["anyOf"]}
             by_type = schemas[union]["discriminator"]["mapping"]
             assert schemas[union]["discriminator"]["propertyName"] == "type"
             assert set(by_type) == {getattr(c, "TYPE") for c in classes}  # noqa: B009
             assert len(by_type) == len(schemas[union]["oneOf"]) > 10
             for value, target in by_type.items():
-                assert target.endswith(f"/{rt.prefix}{value}{suffix}")
-                assert schemas[target.rsplit("/", 1)[1]]["properties"]["type"]["enum"] == [value]
-    assert len(schemas["Event"]["anyOf"]) == len(RULESETS)
+                assert target in listed, target
+                component = schemas[target.rsplit("/", 1)[1]]
+                assert component["properties"]["type"]["enum"] == [value]
+                assert f"`{rt.name}`" in component["description"], target
     legal = schemas["ViewerStateOutput"]["properties"]["legal_commands"]["items"]
     assert spec.resolve(legal)["enum"]
+
+
+def _may_parse_as(spec: Spec, value: dict[str, Any], other: dict[str, Any]) -> bool:
+    """Whether a client that takes the first alternative whose required keys are all there (as
+    openapi-python-client does, ignoring unknown keys, and keeping a nullable field's value as it is when
+    it does not parse) may read a full value of schema ``value`` as schema ``other``."""
+    value, other = spec.resolve(value), spec.resolve(other)
+    if not set(other.get("required", [])) <= set(value.get("properties", {})):
+        return False
+    for key in other.get("required", []):
+        mine, theirs = value["properties"][key], other["properties"][key]
+        nested = "$ref" in mine and "$ref" in theirs and mine["$ref"] != theirs["$ref"]
+        if nested and not _may_parse_as(spec, mine, theirs):
+            return False  # a non-nullable nested object that does not parse: the next alternative
+    return True
+
+
+def test_a_generated_client_tells_the_rulesets_shapes_apart(spec: Spec) -> None:
+    """``Event`` and ``RecordedCommand`` list each shape once (a shape several rulesets share is one
+    component) and, of two shapes of one type, the one needing more keys first: a client that takes the
+    first alternative that parses never reads one ruleset's event as another's."""
+    schemas = spec.spec["components"]["schemas"]
+    for top in ("Event", "RecordedCommand"):
+        names = [r["$ref"].rsplit("/", 1)[1] for r in schemas[top]["anyOf"]]
+        assert len(names) == len(set(names))
+        shapes = [
+            json.dumps({k: v for k, v in schemas[n].items() if k != "description"}, sort_keys=True)
+            for n in names
+        ]
+        assert len(shapes) == len(set(shapes)), top
+        for i, first in enumerate(names):
+            for later in names[i + 1 :]:
+                if schemas[first]["properties"]["type"] != schemas[later]["properties"]["type"]:
+                    continue
+                assert not _may_parse_as(spec, schemas[later], schemas[first]), f"{later} reads as {first}"
 
 
 def test_redacted_counts_are_declared_where_the_ruleset_adds_them(spec: Spec) -> None:

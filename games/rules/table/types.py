@@ -59,6 +59,30 @@ class Play(TypedDict):
     seats: list[PlaySeat]
 
 
+class TableSettings(TypedDict):
+    """The table's settings as a game's TableOpened event records them: ``deadlines`` maps each of the
+    game's deadline steps to seconds (null: no deadline; the steps are the keys of the game's
+    ``{Name}Deadlines``), the absence policy, who pauses, the warning (seconds before a deadline; null: a
+    quarter of the step; 0: none) and the longest pause (R7.6)."""
+
+    deadlines: dict[str, Seconds | None]
+    absence: Absence
+    pause_by: Literal["creator", "vote"]
+    warn_before: Annotated[int, Range(0, MAX_DEADLINE_SECONDS)] | None
+    max_pause: Seconds
+
+
+SHARED_NAMES: dict[Any, str] = {
+    TableSettings: "TableSettings",
+    Absence: "TableAbsence",
+    Play: "TablePlay",
+    PlaySeat: "TablePlaySeat",
+}
+"""The spec's names of the TypedDicts every game on the table shares (one component each)."""
+for _td, _name in SHARED_NAMES.items():
+    setattr(_td, "__spec_name__", _name)  # noqa: B010 (read by games.api.schema)
+
+
 def _typeddict(name: str, doc: str, fields: dict[str, Any]) -> Any:
     td: Any = TypedDict(name, fields)  # type: ignore[misc]
     td.__doc__ = doc
@@ -124,7 +148,7 @@ def table_types(game: Any) -> RulesetTypes:
         substitutes={
             **rt.substitutes,
             Options: options,
-            Settings: settings,
+            Settings: TableSettings,  # in TableOpened: the same shape for every game
             bytes: str,
             **({dict[str, Any]: rt.setup} if rt.setup is not None else {}),  # StartGame's setup: the game's
         },
