@@ -102,8 +102,7 @@ def test_a_table_game_is_served_as_the_spec_says(spec: Spec, ruleset: str, human
         )
     state_path = f"/api/v1/games/{game_id}/state"
     sent = 0
-    for _ in range(3_000):
-        services.bots_play(game_id, max_steps=100_000)
+    for _ in range(5_000):
         game = Game.objects.get(pk=game_id)
         if game.status == GameStatus.OVER:
             break
@@ -114,7 +113,7 @@ def test_a_table_game_is_served_as_the_spec_says(spec: Spec, ruleset: str, human
             served = api.get(state_path)
             failures += _valid(spec, "GET", state_path, served)
             seat = served.json()["viewer"]
-            command = rs.bot_command(state, seat, strategy="sensible", salt=sent)
+            command = rs.bot_command(state, seat, strategy="random", salt=sent)
             if command is None or seat in services.machine_seats(game, rs, state):
                 continue
             request = {k: v for k, v in rs.command_to_json(command).items() if k not in ("type", "reason")}
@@ -125,7 +124,7 @@ def test_a_table_game_is_served_as_the_spec_says(spec: Spec, ruleset: str, human
             break
         if sent % 10 == 0:
             failures += _valid(spec, "GET", state_path, watcher.get(state_path))
-        if not moved:
+        if not moved and not services.bots_play(game_id, max_steps=1):  # one bot move: humans may answer
             assert game.deadline_at is not None, "nobody can move and no deadline runs"
             deadlines.sweep(now=game.deadline_at + timedelta(seconds=1))
         assert not failures, failures[:5]
