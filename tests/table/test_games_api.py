@@ -49,9 +49,7 @@ def play_to_end(game_id: int, apis: dict[int, Api], *, max_steps: int = 5_000, s
 def _open(ruleset: str, humans: int, bots: list[str], options: dict[str, Any]) -> tuple[int, list[Api]]:
     apis = [make_api() for _ in range(humans)]
     seats = humans + len(bots)
-    r = apis[0].post(
-        "/api/v1/games", {"ruleset": ruleset, "seats": seats, "options": options, "bots": bots}
-    )
+    r = apis[0].post("/api/v1/games", {"ruleset": ruleset, "seats": seats, "options": options, "bots": bots})
     assert r.status_code == 201, r.content
     game_id = r.json()["id"]
     for api in apis[1:]:
