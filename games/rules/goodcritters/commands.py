@@ -7,6 +7,40 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from games.rules.table.commands import (  # the table's vocabulary: one definition of these facts
+    ExpireDeadline as ExpireDeadline,
+)
+from games.rules.table.commands import (
+    ExtendDeadline as ExtendDeadline,
+)
+from games.rules.table.commands import (
+    HandOverSeat as HandOverSeat,
+)
+from games.rules.table.commands import (
+    PauseGame as PauseGame,
+)
+from games.rules.table.commands import (
+    Resign as Resign,
+)
+from games.rules.table.commands import (
+    ResumeGame as ResumeGame,
+)
+from games.rules.table.commands import (
+    SendMessage as SendMessage,
+)
+from games.rules.table.commands import (
+    SetReady as SetReady,
+)
+from games.rules.table.commands import (
+    TakeBackSeat as TakeBackSeat,
+)
+from games.rules.table.commands import (
+    VotePause as VotePause,
+)
+from games.rules.table.commands import (
+    WarnDeadline as WarnDeadline,
+)
+
 from .cards import ACTIONS, BUNDLE_VISIBILITIES, PAYOFF_SIDES
 from .options import RULES_UNWRITTEN, Options
 
@@ -34,15 +68,6 @@ class StartGame:
     boss: int | None = None
     fixed_seed: bool = False
     rules: int = RULES_UNWRITTEN
-
-
-@dataclass(frozen=True, slots=True)
-class ExpireDeadline:
-    """System: the deadline of step ``step_no`` passed (stale or early: no events)."""
-
-    TYPE = "ExpireDeadline"
-    seat: None
-    step_no: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,15 +101,6 @@ class PlaceThreat:
 class RemoveThreat:
     TYPE = "RemoveThreat"
     seat: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class SetReady:
-    """Step 3: the public ready flag (R2.4); ``ready=True`` needs a chosen action."""
-
-    TYPE = "SetReady"
-    seat: int | None
-    ready: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,92 +171,6 @@ class WithdrawTrade:
     TYPE = "WithdrawTrade"
     seat: int | None
     trade_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class Resign:
-    """R7.4."""
-
-    TYPE = "Resign"
-    seat: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class TakeBackSeat:
-    """Play by web: the player of a seat on autopilot takes it back (the bot stops playing it)."""
-
-    TYPE = "TakeBackSeat"
-    seat: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class VotePause:
-    """Play by web, option ``pause_by = "vote"``: vote to pause (``pause`` true, while running) or to resume
-    (``pause`` false, while paused); a majority of the seats still playing decides."""
-
-    TYPE = "VotePause"
-    seat: int | None
-    pause: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class ExtendDeadline:
-    """System: give step ``step_no`` ``seconds`` more from now (``reason``: ``outage``, the timer system was
-    down when the deadline fell due). Stale: no events."""
-
-    TYPE = "ExtendDeadline"
-    seat: None
-    step_no: int
-    seconds: int
-    reason: str = "outage"
-
-
-@dataclass(frozen=True, slots=True)
-class WarnDeadline:
-    """System: warn the seats that have not acted that step ``step_no``'s deadline is near (stale, early,
-    already warned, or nobody to warn: no events)."""
-
-    TYPE = "WarnDeadline"
-    seat: None
-    step_no: int
-
-
-@dataclass(frozen=True, slots=True)
-class PauseGame:
-    """System, for the game's creator (option ``pause_by = "creator"``): pause the game; deadlines stop."""
-
-    TYPE = "PauseGame"
-    seat: None
-
-
-@dataclass(frozen=True, slots=True)
-class ResumeGame:
-    """System, for the game's creator: resume; the deadline moves by the time the game was paused."""
-
-    TYPE = "ResumeGame"
-    seat: None
-
-
-@dataclass(frozen=True, slots=True)
-class HandOverSeat:
-    """System, for the game's creator: a seat on autopilot (abandoned) goes to a bot (``to = "bot"``) or to
-    another player (``to = "player"``); ``player`` is the seat's new opaque player id."""
-
-    TYPE = "HandOverSeat"
-    seat: None
-    target: int
-    to: str
-    player: str
-
-
-@dataclass(frozen=True, slots=True)
-class SendMessage:
-    """R6.5: public (``to`` None) or private to the seats in ``to``."""
-
-    TYPE = "SendMessage"
-    seat: int | None
-    text: str
-    to: tuple[int, ...] | None = None
 
 
 Command = (

@@ -15,6 +15,7 @@ from typing import Any
 
 from games.rules import rng
 from games.rules.core import Context, RuleError
+from games.rules.table import seating
 
 from . import events as ev
 from .cards import (
@@ -64,7 +65,7 @@ from .commands import (
 )
 from .errors import fail, rule_error
 from .evolve import evolve
-from .options import MAX_DEADLINE_SECONDS, RULES_KNOWN, RULES_R7_6, Options
+from .options import RULES_KNOWN, RULES_R7_6, Options
 from .state import CHOOSE, DISTRIBUTE, OVER, SETUP, State, Trade, pause_end
 
 MAX_MESSAGE_LENGTH = 2000
@@ -844,20 +845,6 @@ def _resign(run: _Run, seat: int, command: Resign) -> None:
         _maybe_close_choose(run)
 
 
-def _send_message(run: _Run, seat: int, command: SendMessage) -> None:
-    """R6.5: talk is part of the record."""
-    state = run.state
-    text = command.text
-    if not text.strip() or len(text) > MAX_MESSAGE_LENGTH:
-        fail("invalid_message", f"a message has 1 to {MAX_MESSAGE_LENGTH} characters")
-    to = command.to
-    if to is not None:
-        if not to or len(set(to)) != len(to) or seat in to or any(not 0 <= s < state.n for s in to):
-            fail("invalid_message", "a private message goes to one or more other seats, each once")
-        to = tuple(sorted(to))
-    run.emit(ev.MessageSent(seat=seat, text=text, to=to))
-
-
 def _expire(run: _Run, command: ExpireDeadline) -> None:
     """R7.2/R7.3/R7.5 and the absent-player policy. A stale or early timer yields no events; while the game is
     paused it is the pause's timer (R7.6: at or after the pause's end it resumes the game; under rules 2 it
@@ -963,102 +950,38 @@ def _warn(run: _Run, command: WarnDeadline) -> None:
     )
 
 
-def _extend(run: _Run, command: ExtendDeadline) -> None:
-    """The timer system was down when the deadline fell due: extend instead of playing (no budget spent)."""
-    state = run.state
-    if command.reason != "outage":
-        fail("invalid_command", "the only system extension is for an outage")
-    if type(command.seconds) is not int or not 1 <= command.seconds <= MAX_DEADLINE_SECONDS:
-        fail("invalid_command", f"an extension is 1 to {MAX_DEADLINE_SECONDS} seconds")
-    if command.step_no != state.step_no or state.due_at is None or state.paused_at is not None:
-        return
-    run.emit(
-        ev.DeadlineExtended(
-            step_no=state.step_no,
-            step=state.phase,
-            due_at=(_utc(run.ctx.now) + timedelta(seconds=command.seconds)).isoformat(),
-            previous_due_at=state.due_at,
-            reason="outage",
-            seats=(),
-            unready=(),
-        )
-    )
-
-
-def _voters(state: State) -> tuple[int, ...]:
-    return tuple(s for s in range(state.n) if not state.resigned[s] and not state.autopilot[s])
+# the table's commands that need nothing of GoodCritters (games.rules.table.seating, written once)
+def _send_message(run: _Run, seat: int, command: SendMessage) -> None:
+    seating.send_message(run, seat, command)
 
 
 def _count_pause_votes(run: _Run) -> None:
-    """``pause_by = "vote"``: pause (or, while paused, resume) when the votes cast are a strict majority of
-    the seats still playing (ruling 28)."""
-    state = run.state
-    if state.options.pause_by != "vote" or not state.pause_votes or state.phase == OVER:
-        return
-    voters = _voters(state)
-    if len(state.pause_votes & set(voters)) * 2 > len(voters):
-        if state.paused_at is None:
-            _pause(run, "vote")
-        else:
-            _resume(run, "vote")
-
-
-def _pause(run: _Run, by: str) -> None:
-    if run.state.paused_at is not None:
-        fail("already_paused", "the game is already paused")
-    run.emit(ev.GamePaused(at=_utc(run.ctx.now).isoformat(), by=by))
+    if run.state.phase != OVER:
+        seating.count_pause_votes(run, run.state.options.pause_by)
 
 
 def _resume(run: _Run, by: str) -> None:
-    state = run.state
-    if state.paused_at is None:
-        fail("not_paused", "the game is not paused")
-    paused = _utc(run.ctx.now) - datetime.fromisoformat(state.paused_at)
-    due = (datetime.fromisoformat(state.due_at) + paused).isoformat() if state.due_at is not None else None
-    run.emit(ev.GameResumed(by=by, paused_seconds=max(0, math.ceil(paused.total_seconds())), due_at=due))
+    seating.resume(run, by)
 
 
 def _pause_by_creator(run: _Run, command: PauseGame | ResumeGame) -> None:
-    if run.state.options.pause_by != "creator":
-        fail("pause_by_vote", "in this game the players pause and resume by vote (VotePause)")
-    if isinstance(command, PauseGame):
-        _pause(run, "creator")
-    else:
-        _resume(run, "creator")
+    seating.pause_by_creator(run, command, run.state.options.pause_by)
 
 
 def _vote_pause(run: _Run, seat: int, command: VotePause) -> None:
-    state = run.state
-    if state.options.pause_by != "vote":
-        fail("pause_by_creator", "in this game only the creator pauses and resumes")
-    if state.autopilot[seat]:
-        fail("not_on_autopilot", "take your seat back first (TakeBackSeat)")
-    if command.pause and state.paused_at is not None:
-        fail("already_paused", "the game is already paused: vote to resume (pause: false)")
-    if not command.pause and state.paused_at is None:
-        fail("not_paused", "the game is not paused: vote to pause (pause: true)")
-    if seat in state.pause_votes:
-        fail("no_change", "you have already voted")
-    run.emit(ev.PauseVoted(seat=seat, pause=command.pause))
-    _count_pause_votes(run)
+    seating.vote_pause(run, seat, command, run.state.options.pause_by)
 
 
 def _take_back(run: _Run, seat: int, command: TakeBackSeat) -> None:
-    if not run.state.autopilot[seat]:
-        fail("not_on_autopilot", "your seat is not on autopilot")
-    run.emit(ev.AutopilotReleased(seat=seat, reason="taken_back"))
+    seating.take_back(run, seat)
 
 
 def _hand_over(run: _Run, command: HandOverSeat) -> None:
-    state = run.state
-    if type(command.target) is not int or not 0 <= command.target < state.n:
-        fail("invalid_hand_over", "no such seat in this game")
-    if command.to not in ("bot", "player") or not command.player or command.player in state.players:
-        fail("invalid_hand_over", "a seat goes to a bot or to a player new to this game")
-    if not state.autopilot[command.target] or state.resigned[command.target]:
-        fail("not_on_autopilot", "only an abandoned seat (on autopilot) can be handed over")
-    run.emit(ev.AutopilotReleased(seat=command.target, reason="handed_over"))
-    run.emit(ev.SeatHandedOver(seat=command.target, to=command.to, player=command.player))
+    seating.hand_over(run, command)
+
+
+def _extend(run: _Run, command: ExtendDeadline) -> None:
+    seating.extend_for_outage(run, command, run.state.phase)
 
 
 _SYSTEM: dict[type[Any], Callable[[_Run, Any], None]] = {

@@ -9,6 +9,46 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from games.rules.table.events import (  # the table's vocabulary: one definition of these facts
+    AutopilotEngaged as AutopilotEngaged,
+)
+from games.rules.table.events import (
+    AutopilotReleased as AutopilotReleased,
+)
+from games.rules.table.events import (
+    DeadlineExtended as DeadlineExtended,
+)
+from games.rules.table.events import (
+    DeadlineMissed as DeadlineMissed,
+)
+from games.rules.table.events import (
+    DeadlineNear as DeadlineNear,
+)
+from games.rules.table.events import (
+    DeadlinePassed as DeadlinePassed,
+)
+from games.rules.table.events import (
+    GamePaused as GamePaused,
+)
+from games.rules.table.events import (
+    GameResumed as GameResumed,
+)
+from games.rules.table.events import (
+    MessageSent as MessageSent,
+)
+from games.rules.table.events import (
+    PauseVoted as PauseVoted,
+)
+from games.rules.table.events import (
+    PlayerResigned as PlayerResigned,
+)
+from games.rules.table.events import (
+    ReadySet as ReadySet,
+)
+from games.rules.table.events import (
+    SeatHandedOver as SeatHandedOver,
+)
+
 from .options import Options
 
 Cards = tuple[int, ...]
@@ -81,17 +121,6 @@ class StepOpened:
 
 
 @dataclass(frozen=True, slots=True)
-class DeadlinePassed:
-    """R7.5: the step's deadline passed; defaults (R7.2/R7.3) follow."""
-
-    TYPE = "DeadlinePassed"
-    VERSION = 1
-    step_no: int
-    step: str
-    due_at: str
-
-
-@dataclass(frozen=True, slots=True)
 class LootDistributed:
     """R2.2: ``shares[seat]`` are the face-up cards assigned to ``seat``.
     ``auto``: deadline | resigned | None."""
@@ -135,16 +164,6 @@ class ThreatRemoved:
     VERSION = 1
     seat: int
     unready: Seats
-
-
-@dataclass(frozen=True, slots=True)
-class ReadySet:
-    """R2.4: a public ready flag."""
-
-    TYPE = "ReadySet"
-    VERSION = 1
-    seat: int
-    ready: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -410,26 +429,6 @@ class LootConfiscated:
 
 
 @dataclass(frozen=True, slots=True)
-class PlayerResigned:
-    """R7.4."""
-
-    TYPE = "PlayerResigned"
-    VERSION = 1
-    seat: int
-
-
-@dataclass(frozen=True, slots=True)
-class MessageSent:
-    """R6.5: public (``to`` is None) or private to ``to``; others see only that a private message was sent."""
-
-    TYPE = "MessageSent"
-    VERSION = 1
-    seat: int
-    text: str
-    to: Seats | None
-
-
-@dataclass(frozen=True, slots=True)
 class GameEnded:
     """§5: final scores (R5.3), the winners (equal highest share the win; resigned seats cannot win, R7.4),
     and the seed, public now (R8.2)."""
@@ -440,113 +439,6 @@ class GameEnded:
     scores: tuple[int, ...]
     winners: Seats
     seed: str
-
-
-@dataclass(frozen=True, slots=True)
-class DeadlineMissed:
-    """Play by web: when step ``step_no``'s deadline passed, ``seats`` had not acted (Step 2: the Boss had not
-    dealt; Step 3: no action chosen). Counts toward each seat's consecutive misses (autopilot)."""
-
-    TYPE = "DeadlineMissed"
-    VERSION = 1
-    step_no: int
-    step: str
-    seats: Seats
-
-
-@dataclass(frozen=True, slots=True)
-class DeadlineExtended:
-    """Play by web: step ``step_no`` now falls due at ``due_at`` instead of ``previous_due_at``. ``reason``:
-    ``absence`` (``seats`` missed it and each spent one extension of their budget; everyone's ready flag
-    is cleared, ``unready``) or ``outage`` (the timer system was down when it fell due)."""
-
-    TYPE = "DeadlineExtended"
-    VERSION = 1
-    step_no: int
-    step: str
-    due_at: str
-    previous_due_at: str
-    reason: str
-    seats: Seats
-    unready: Seats
-
-
-@dataclass(frozen=True, slots=True)
-class DeadlineNear:
-    """Play by web: step ``step_no``'s deadline (``due_at``) is near and ``seats`` have not acted."""
-
-    TYPE = "DeadlineNear"
-    VERSION = 1
-    step_no: int
-    step: str
-    due_at: str
-    seats: Seats
-
-
-@dataclass(frozen=True, slots=True)
-class AutopilotEngaged:
-    """Play by web: ``seat`` missed too many deadlines in a row (``reason``: ``absent``); the sensible bot
-    plays it until its player takes it back (``TakeBackSeat``) or the creator hands it over."""
-
-    TYPE = "AutopilotEngaged"
-    VERSION = 1
-    seat: int
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class AutopilotReleased:
-    """Play by web: the bot stops playing ``seat`` (``reason``: ``taken_back`` | ``handed_over``)."""
-
-    TYPE = "AutopilotReleased"
-    VERSION = 1
-    seat: int
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class PauseVoted:
-    """Play by web, ``pause_by = "vote"``: ``seat`` votes to pause (``pause``) or to resume."""
-
-    TYPE = "PauseVoted"
-    VERSION = 1
-    seat: int
-    pause: bool
-
-
-@dataclass(frozen=True, slots=True)
-class GamePaused:
-    """Play by web: the game is paused from ``at`` (``by``: ``creator`` | ``vote``); deadlines stop."""
-
-    TYPE = "GamePaused"
-    VERSION = 1
-    at: str
-    by: str
-
-
-@dataclass(frozen=True, slots=True)
-class GameResumed:
-    """Play by web: the game runs again; the current deadline moved by ``paused_seconds`` to ``due_at``.
-    ``by``: ``creator`` | ``vote`` | ``limit`` (the game's ``max_pause`` ran out) | ``resigned`` (no seat that
-    could resume was left), R7.6."""
-
-    TYPE = "GameResumed"
-    VERSION = 1
-    by: str
-    paused_seconds: int
-    due_at: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class SeatHandedOver:
-    """Play by web: the creator gave ``seat`` (abandoned, on autopilot) to a bot or to another player
-    (``to``: ``bot`` | ``player``); ``player`` is its new opaque player id."""
-
-    TYPE = "SeatHandedOver"
-    VERSION = 1
-    seat: int
-    to: str
-    player: str
 
 
 Event = (

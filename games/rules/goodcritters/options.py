@@ -11,6 +11,25 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from games.rules.core import JSON, InvalidOptions
+from games.rules.table.options import (  # the play-by-web options: the table's, for every game
+    DEFAULT_MAX_PAUSE as DEFAULT_MAX_PAUSE,
+)
+from games.rules.table.options import (
+    MAX_AUTOPILOT_AFTER as MAX_AUTOPILOT_AFTER,
+)
+from games.rules.table.options import (
+    MAX_DEADLINE_SECONDS as MAX_DEADLINE_SECONDS,
+)
+from games.rules.table.options import (
+    MAX_EXTENSIONS as MAX_EXTENSIONS,
+)
+from games.rules.table.options import (
+    PAUSE_BY as PAUSE_BY,
+)
+from games.rules.table.options import (
+    TABLE_KEYS,
+    parse_settings,
+)
 
 from .cards import ACTIONS
 
@@ -22,12 +41,7 @@ FUZZ_DEPTHS: Final[dict[str, tuple[float, float] | None]] = {
 NO_VOTE_RULES: Final[tuple[str, ...]] = ("english", "russian")  # R4.3/R4.4 or R4.5
 TIMEOUT_ACTIONS: Final[tuple[str, ...]] = ("none", *ACTIONS)  # R7.3
 DEADLINE_STEPS: Final[tuple[str, ...]] = ("distribute", "choose")  # the steps that wait on players (R7.1)
-MAX_DEADLINE_SECONDS: Final[int] = 30 * 24 * 3600
 MAX_BOSS_TERM_LIMIT: Final[int] = 50
-MAX_EXTENSIONS: Final[int] = 10
-MAX_AUTOPILOT_AFTER: Final[int] = 20
-PAUSE_BY: Final[tuple[str, ...]] = ("creator", "vote")
-DEFAULT_MAX_PAUSE: Final[int] = 7 * 24 * 3600  # R7.6: the longest pause, by default a week
 
 # A game is played to its end under the rules it started with (ruling 32): the rules' version is a fact of
 # its log (``StartGame.rules``, ``GameStarted.rules``, then ``State.rules``), and ``decide`` applies each rule
@@ -132,68 +146,6 @@ def _fuzz_depth(value: Any) -> str | tuple[float, float]:
     return (float(low), float(high))
 
 
-def _deadlines(value: Any) -> tuple[int | None, int | None]:
-    if not isinstance(value, Mapping):
-        raise InvalidOptions("option 'deadlines' must be an object {step: seconds or null}", key="deadlines")
-    for step in value:
-        if step not in DEADLINE_STEPS:
-            raise InvalidOptions(
-                f"unknown step {step!r} in option 'deadlines' (steps: {', '.join(DEADLINE_STEPS)})",
-                key=f"deadlines.{step}",
-            )
-    out: list[int | None] = []
-    for step in DEADLINE_STEPS:
-        seconds = value.get(step)
-        if seconds is not None and (not _is_int(seconds) or not 1 <= seconds <= MAX_DEADLINE_SECONDS):
-            raise InvalidOptions(
-                f"option 'deadlines.{step}' must be null or whole seconds from 1 to {MAX_DEADLINE_SECONDS}",
-                key=f"deadlines.{step}",
-            )
-        out.append(seconds)
-    return out[0], out[1]
-
-
-def _absence(value: Any) -> tuple[int, int | None]:
-    if not isinstance(value, Mapping):
-        raise InvalidOptions(
-            "option 'absence' must be an object {extensions, autopilot_after}", key="absence"
-        )
-    for key in value:
-        if key not in ("extensions", "autopilot_after"):
-            raise InvalidOptions(f"unknown key {key!r} in option 'absence'", key=f"absence.{key}")
-    extensions = value.get("extensions", 1)
-    if not _is_int(extensions) or not 0 <= extensions <= MAX_EXTENSIONS:
-        raise InvalidOptions(
-            f"option 'absence.extensions' must be whole number from 0 to {MAX_EXTENSIONS}",
-            key="absence.extensions",
-        )
-    after = value.get("autopilot_after", 3)
-    if after is not None and (not _is_int(after) or not 1 <= after <= MAX_AUTOPILOT_AFTER):
-        raise InvalidOptions(
-            "option 'absence.autopilot_after' must be null or a whole number from 1 to "
-            f"{MAX_AUTOPILOT_AFTER}",
-            key="absence.autopilot_after",
-        )
-    return extensions, after
-
-
-def _warn_before(value: Any) -> int | None:
-    if value is not None and (not _is_int(value) or not 0 <= value <= MAX_DEADLINE_SECONDS):
-        raise InvalidOptions(
-            f"option 'warn_before' must be null or whole seconds from 0 to {MAX_DEADLINE_SECONDS}",
-            key="warn_before",
-        )
-    return None if value is None else int(value)
-
-
-def _max_pause(value: Any) -> int:
-    if not _is_int(value) or not 1 <= value <= MAX_DEADLINE_SECONDS:
-        raise InvalidOptions(
-            f"option 'max_pause' must be whole seconds from 1 to {MAX_DEADLINE_SECONDS}", key="max_pause"
-        )
-    return int(value)
-
-
 def parse_options(raw: Mapping[str, Any] | None) -> Options:
     """Validate a game's options; missing keys take the defaults (the base game)."""
     if raw is None:
@@ -205,8 +157,8 @@ def parse_options(raw: Mapping[str, Any] | None) -> Options:
     for key in raw:
         if key not in _KEYS:
             raise InvalidOptions(f"unknown option {key!r}", key=key)
-    distribute, choose = _deadlines(raw["deadlines"]) if "deadlines" in raw else (None, None)
-    extensions, autopilot_after = _absence(raw["absence"]) if "absence" in raw else (1, 3)
+    # the play-by-web options are the table's, validated once (games.rules.table.options)
+    table = parse_settings({k: raw[k] for k in TABLE_KEYS if k in raw}, DEADLINE_STEPS)
     return Options(
         payoffs=_bool(raw, "payoffs") if "payoffs" in raw else False,
         boss_term_limit=_boss_term_limit(raw.get("boss_term_limit")),
@@ -214,13 +166,13 @@ def parse_options(raw: Mapping[str, Any] | None) -> Options:
         no_vote_rule=_choice(raw, "no_vote_rule", NO_VOTE_RULES) if "no_vote_rule" in raw else "english",
         shuffle_seats=_bool(raw, "shuffle_seats") if "shuffle_seats" in raw else False,
         timeout_action=_choice(raw, "timeout_action", TIMEOUT_ACTIONS) if "timeout_action" in raw else "none",
-        deadline_distribute=distribute,
-        deadline_choose=choose,
-        extensions=extensions,
-        autopilot_after=autopilot_after,
-        pause_by=_choice(raw, "pause_by", PAUSE_BY) if "pause_by" in raw else "creator",
-        warn_before=_warn_before(raw.get("warn_before")),
-        max_pause=_max_pause(raw["max_pause"]) if "max_pause" in raw else DEFAULT_MAX_PAUSE,
+        deadline_distribute=table.deadline("distribute"),
+        deadline_choose=table.deadline("choose"),
+        extensions=table.extensions,
+        autopilot_after=table.autopilot_after,
+        pause_by=table.pause_by,
+        warn_before=table.warn_before,
+        max_pause=table.max_pause,
     )
 
 

@@ -1,4 +1,4 @@
-"""What the coming generic table asks the game (GAME-INTERFACE.md): ``waiting``, ``default_command``,
+"""What the table (``games.rules.table``) asks the game: ``waiting``, ``default_command``,
 ``legal_commands``.
 
 Steps and the deadline each maps to (LT7.1): give -> ``deadlines.give`` (per card, LT2.3), countdown ->

@@ -1,9 +1,9 @@
 """Game options of Loose Triggers (LT7.1): the game's own options only.
 
 ``countdown`` (seconds) and ``max_retargets`` shape the Discussions (LT3.1, LT3.2); ``shuffle_seats`` the
-setup (LT1.1). The ``deadlines.*`` durations of LT7.1 belong to the coming generic table, which maps each
-waiting step's ``deadline`` name (see :class:`.game.GameWaiting`) to its own option; they are not game
-options here (README ruling 1).
+setup (LT1.1). The ``deadlines.*`` durations of LT7.1 belong to the table (``games.rules.table``), which
+maps each waiting step's ``deadline`` name to its own option; they are not game options here (README
+ruling 1).
 """
 
 from __future__ import annotations

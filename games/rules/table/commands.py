@@ -5,7 +5,7 @@ organizer's hand-over)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from .options import Options
 
@@ -16,7 +16,7 @@ class StartGame:
     the game's own setup (seat order, deck order...); ``fixed_seed``: an operator chose ``seed``. Either makes
     the game not fair."""
 
-    TYPE: ClassVar[str] = "StartGame"
+    TYPE = "StartGame"
     seat: None
     players: tuple[str, ...]
     options: Options
@@ -30,7 +30,7 @@ class Resign:
     """A player leaves the game for good (R7.4, LT7.3, WC4.3): from now on the table plays the game's
     defaults for the seat at once; the seat cannot win where the game says so."""
 
-    TYPE: ClassVar[str] = "Resign"
+    TYPE = "Resign"
     seat: int | None
 
 
@@ -38,7 +38,7 @@ class Resign:
 class SendMessage:
     """Talk at the table, public (``to`` null) or private to some seats; part of the record."""
 
-    TYPE: ClassVar[str] = "SendMessage"
+    TYPE = "SendMessage"
     seat: int | None
     text: str
     to: tuple[int, ...] | None = None
@@ -46,10 +46,10 @@ class SendMessage:
 
 @dataclass(frozen=True, slots=True)
 class SetReady:
-    """Raise or lower the seat's ready flag in a step with ready flags (as GoodCritters R2.4): the step
-    closes as soon as every seat in it is ready."""
+    """Raise or lower the seat's ready flag in a step with ready flags (R2.4, LT3.3): ``ready=true`` needs
+    the seat's choice made; the step closes as soon as every seat in it is ready."""
 
-    TYPE: ClassVar[str] = "SetReady"
+    TYPE = "SetReady"
     seat: int | None
     ready: bool = True
 
@@ -58,15 +58,16 @@ class SetReady:
 class TakeBackSeat:
     """A player whose seat a bot plays (autopilot) plays it again."""
 
-    TYPE: ClassVar[str] = "TakeBackSeat"
+    TYPE = "TakeBackSeat"
     seat: int | None
 
 
 @dataclass(frozen=True, slots=True)
 class VotePause:
-    """``pause_by = "vote"``: vote to pause (``pause``: true) or, while paused, to resume (false)."""
+    """``pause_by = "vote"``: vote to pause (``pause``: true) or, while paused, to resume (false); a
+    majority of the seats still playing decides (ruling 28)."""
 
-    TYPE: ClassVar[str] = "VotePause"
+    TYPE = "VotePause"
     seat: int | None
     pause: bool = True
 
@@ -75,7 +76,7 @@ class VotePause:
 class ExpireDeadline:
     """System (the timer): step ``step_no``'s deadline, or the pause's end, has come."""
 
-    TYPE: ClassVar[str] = "ExpireDeadline"
+    TYPE = "ExpireDeadline"
     seat: None
     step_no: int
 
@@ -84,7 +85,7 @@ class ExpireDeadline:
 class WarnDeadline:
     """System (the timer): warn the seats that have not acted that step ``step_no`` is due soon."""
 
-    TYPE: ClassVar[str] = "WarnDeadline"
+    TYPE = "WarnDeadline"
     seat: None
     step_no: int
 
@@ -93,7 +94,7 @@ class WarnDeadline:
 class ExtendDeadline:
     """System: the timers were down when step ``step_no`` fell due (``reason``: outage); ``seconds`` more."""
 
-    TYPE: ClassVar[str] = "ExtendDeadline"
+    TYPE = "ExtendDeadline"
     seat: None
     step_no: int
     seconds: int
@@ -104,7 +105,7 @@ class ExtendDeadline:
 class PauseGame:
     """System, for the game's creator (``pause_by = "creator"``)."""
 
-    TYPE: ClassVar[str] = "PauseGame"
+    TYPE = "PauseGame"
     seat: None
 
 
@@ -112,7 +113,7 @@ class PauseGame:
 class ResumeGame:
     """System, for the game's creator (``pause_by = "creator"``)."""
 
-    TYPE: ClassVar[str] = "ResumeGame"
+    TYPE = "ResumeGame"
     seat: None
 
 
@@ -121,7 +122,7 @@ class HandOverSeat:
     """System (an organizer): give abandoned seat ``target`` (on autopilot) to a bot (``to="bot"``) or to a
     player new to the game (``to="player"``); ``player`` is the new holder's id."""
 
-    TYPE: ClassVar[str] = "HandOverSeat"
+    TYPE = "HandOverSeat"
     seat: None
     target: int
     to: str

@@ -4,7 +4,6 @@ game's log beside the game's own events (no name is both)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from .options import Settings
 
@@ -16,8 +15,8 @@ class TableOpened:
     """The table's settings for this game (deadlines, absence, pause), right after the game's start; the
     players by seat are the game's ``GameStarted.players``."""
 
-    TYPE: ClassVar[str] = "TableOpened"
-    VERSION: ClassVar[int] = 1
+    TYPE = "TableOpened"
+    VERSION = 1
     players: tuple[str, ...]
     settings: Settings
 
@@ -26,8 +25,8 @@ class TableOpened:
 class DeadlineSet:
     """A step that waits on players opened (R7.1, R7.5): its deadline (``null``: none)."""
 
-    TYPE: ClassVar[str] = "DeadlineSet"
-    VERSION: ClassVar[int] = 1
+    TYPE = "DeadlineSet"
+    VERSION = 1
     step_no: int
     step: str
     due_at: str | None
@@ -37,8 +36,8 @@ class DeadlineSet:
 class DeadlineMissed:
     """``seats`` had not acted when step ``step_no``'s deadline passed."""
 
-    TYPE: ClassVar[str] = "DeadlineMissed"
-    VERSION: ClassVar[int] = 1
+    TYPE = "DeadlineMissed"
+    VERSION = 1
     step_no: int
     step: str
     seats: Seats
@@ -49,8 +48,8 @@ class DeadlineExtended:
     """Step ``step_no`` is due later: ``reason`` absence (``seats`` each spent an extension; ready flags
     ``unready`` are lowered) or outage (the timers were down)."""
 
-    TYPE: ClassVar[str] = "DeadlineExtended"
-    VERSION: ClassVar[int] = 1
+    TYPE = "DeadlineExtended"
+    VERSION = 1
     step_no: int
     step: str
     due_at: str
@@ -64,8 +63,8 @@ class DeadlineExtended:
 class DeadlinePassed:
     """Step ``step_no``'s deadline passed: the table plays the defaults (R7.5)."""
 
-    TYPE: ClassVar[str] = "DeadlinePassed"
-    VERSION: ClassVar[int] = 1
+    TYPE = "DeadlinePassed"
+    VERSION = 1
     step_no: int
     step: str
     due_at: str
@@ -75,8 +74,8 @@ class DeadlinePassed:
 class DeadlineNear:
     """Step ``step_no`` is due at ``due_at``; ``seats`` have not acted yet."""
 
-    TYPE: ClassVar[str] = "DeadlineNear"
-    VERSION: ClassVar[int] = 1
+    TYPE = "DeadlineNear"
+    VERSION = 1
     step_no: int
     step: str
     due_at: str
@@ -85,8 +84,8 @@ class DeadlineNear:
 
 @dataclass(frozen=True, slots=True)
 class ReadySet:
-    TYPE: ClassVar[str] = "ReadySet"
-    VERSION: ClassVar[int] = 1
+    TYPE = "ReadySet"
+    VERSION = 1
     seat: int
     ready: bool
 
@@ -95,31 +94,31 @@ class ReadySet:
 class PlayerReturned:
     """A seat that had missed deadlines acted again: its count of missed deadlines starts again from 0."""
 
-    TYPE: ClassVar[str] = "PlayerReturned"
-    VERSION: ClassVar[int] = 1
+    TYPE = "PlayerReturned"
+    VERSION = 1
     seat: int
 
 
 @dataclass(frozen=True, slots=True)
 class AutopilotEngaged:
-    TYPE: ClassVar[str] = "AutopilotEngaged"
-    VERSION: ClassVar[int] = 1
+    TYPE = "AutopilotEngaged"
+    VERSION = 1
     seat: int
     reason: str  # absent
 
 
 @dataclass(frozen=True, slots=True)
 class AutopilotReleased:
-    TYPE: ClassVar[str] = "AutopilotReleased"
-    VERSION: ClassVar[int] = 1
+    TYPE = "AutopilotReleased"
+    VERSION = 1
     seat: int
     reason: str  # taken_back | handed_over
 
 
 @dataclass(frozen=True, slots=True)
 class SeatHandedOver:
-    TYPE: ClassVar[str] = "SeatHandedOver"
-    VERSION: ClassVar[int] = 1
+    TYPE = "SeatHandedOver"
+    VERSION = 1
     seat: int
     to: str  # bot | player
     player: str
@@ -127,15 +126,15 @@ class SeatHandedOver:
 
 @dataclass(frozen=True, slots=True)
 class PlayerResigned:
-    TYPE: ClassVar[str] = "PlayerResigned"
-    VERSION: ClassVar[int] = 1
+    TYPE = "PlayerResigned"
+    VERSION = 1
     seat: int
 
 
 @dataclass(frozen=True, slots=True)
 class MessageSent:
-    TYPE: ClassVar[str] = "MessageSent"
-    VERSION: ClassVar[int] = 1
+    TYPE = "MessageSent"
+    VERSION = 1
     seat: int
     text: str
     to: Seats | None
@@ -143,16 +142,16 @@ class MessageSent:
 
 @dataclass(frozen=True, slots=True)
 class PauseVoted:
-    TYPE: ClassVar[str] = "PauseVoted"
-    VERSION: ClassVar[int] = 1
+    TYPE = "PauseVoted"
+    VERSION = 1
     seat: int
     pause: bool
 
 
 @dataclass(frozen=True, slots=True)
 class GamePaused:
-    TYPE: ClassVar[str] = "GamePaused"
-    VERSION: ClassVar[int] = 1
+    TYPE = "GamePaused"
+    VERSION = 1
     at: str
     by: str  # creator | vote
 
@@ -162,8 +161,8 @@ class GameResumed:
     """The pause ended (``by``: creator, vote, limit (R7.6), resigned (no seat left to resume it)); the
     step's deadline moves by the time paused (``due_at``)."""
 
-    TYPE: ClassVar[str] = "GameResumed"
-    VERSION: ClassVar[int] = 1
+    TYPE = "GameResumed"
+    VERSION = 1
     by: str
     paused_seconds: int
     due_at: str | None

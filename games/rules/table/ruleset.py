@@ -15,28 +15,22 @@ extensions and messages work as for GoodCritters (RULES.md R7, rulings 28 and 31
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 from games.rules.core import JSON, Context, RuleError, RulesetTypes, Seat, Viewer, Waiting
 
 from . import commands as cmd
 from . import events as ev
-from . import serde
+from . import seating, serde
 from .errors import ERRORS, fail
 from .game import Game, Step
 from .options import TABLE_KEYS, Options, Settings, parse_settings, settings_to_json
 from .state import TableState, setitem
 
-MAX_MESSAGE_LENGTH: Final = 2000
 SETTLE_LIMIT: Final = 100_000  # defaults played in one go, at most (a game that never settles is a bug)
 RULES_VERSION: Final = "1"
-
-
-def _utc(now: datetime) -> datetime:
-    return now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -292,7 +286,7 @@ class Table:
         seconds = self.step_seconds_of(run.state, w)
         if seconds is None:
             return None
-        start = _utc(run.ctx.now)
+        start = seating.utc(run.ctx.now)
         if run.state.paused_at is not None:  # R7.6: full duration from the resume, not more
             start = datetime.fromisoformat(run.state.paused_at)
         return (start + timedelta(seconds=seconds)).isoformat()
@@ -635,19 +629,6 @@ def _resign(table: Table, run: _Run, seat: int, command: cmd.Resign) -> None:
     table._settle(run)
 
 
-def _send_message(table: Table, run: _Run, seat: int, command: cmd.SendMessage) -> None:
-    state = run.state
-    text = command.text
-    if not text.strip() or len(text) > MAX_MESSAGE_LENGTH:
-        fail("invalid_message", f"a message has 1 to {MAX_MESSAGE_LENGTH} characters")
-    to = command.to
-    if to is not None:
-        if not to or len(set(to)) != len(to) or seat in to or any(not 0 <= s < state.n for s in to):
-            fail("invalid_message", "a private message goes to one or more other seats, each once")
-        to = tuple(sorted(to))
-    run.emit(ev.MessageSent(seat=seat, text=text, to=to))
-
-
 def _set_ready(table: Table, run: _Run, seat: int, command: cmd.SetReady) -> None:
     state = run.state
     w = table.game.waiting(state.game)
@@ -661,85 +642,6 @@ def _set_ready(table: Table, run: _Run, seat: int, command: cmd.SetReady) -> Non
     table._settle(run)
 
 
-def _take_back(table: Table, run: _Run, seat: int, command: cmd.TakeBackSeat) -> None:
-    if not run.state.autopilot[seat]:
-        fail("not_on_autopilot", "your seat is not on autopilot")
-    run.emit(ev.AutopilotReleased(seat=seat, reason="taken_back"))
-
-
-def _vote_pause(table: Table, run: _Run, seat: int, command: cmd.VotePause) -> None:
-    state = run.state
-    assert state.settings is not None
-    if state.settings.pause_by != "vote":
-        fail("pause_by_creator", "in this game only the creator pauses and resumes")
-    if state.autopilot[seat]:
-        fail("not_on_autopilot", "take your seat back first (TakeBackSeat)")
-    if command.pause and state.paused_at is not None:
-        fail("already_paused", "the game is already paused: vote to resume (pause: false)")
-    if not command.pause and state.paused_at is None:
-        fail("not_paused", "the game is not paused: vote to pause (pause: true)")
-    if seat in state.pause_votes:
-        fail("no_change", "you have already voted")
-    run.emit(ev.PauseVoted(seat=seat, pause=command.pause))
-    _count_pause_votes(run)
-
-
-def _voters(state: TableState) -> tuple[int, ...]:
-    return tuple(s for s in range(state.n) if not state.resigned[s] and not state.autopilot[s])
-
-
-def _count_pause_votes(run: _Run) -> None:
-    """``pause_by = "vote"``: pause (or, while paused, resume) once the votes are a strict majority of the
-    seats still playing (ruling 28)."""
-    state = run.state
-    assert state.settings is not None
-    if state.settings.pause_by != "vote" or not state.pause_votes:
-        return
-    voters = _voters(state)
-    if len(state.pause_votes & set(voters)) * 2 > len(voters):
-        if state.paused_at is None:
-            _pause(run, "vote")
-        else:
-            _resume(run, "vote")
-
-
-def _pause(run: _Run, by: str) -> None:
-    if run.state.paused_at is not None:
-        fail("already_paused", "the game is already paused")
-    run.emit(ev.GamePaused(at=_utc(run.ctx.now).isoformat(), by=by))
-
-
-def _resume(run: _Run, by: str) -> None:
-    state = run.state
-    if state.paused_at is None:
-        fail("not_paused", "the game is not paused")
-    paused = _utc(run.ctx.now) - datetime.fromisoformat(state.paused_at)
-    due = (datetime.fromisoformat(state.due_at) + paused).isoformat() if state.due_at is not None else None
-    run.emit(ev.GameResumed(by=by, paused_seconds=max(0, math.ceil(paused.total_seconds())), due_at=due))
-
-
-def _pause_by_creator(table: Table, run: _Run, command: cmd.PauseGame | cmd.ResumeGame) -> None:
-    assert run.state.settings is not None
-    if run.state.settings.pause_by != "creator":
-        fail("pause_by_vote", "in this game the players pause and resume by vote (VotePause)")
-    if isinstance(command, cmd.PauseGame):
-        _pause(run, "creator")
-    else:
-        _resume(run, "creator")
-
-
-def _hand_over(table: Table, run: _Run, command: cmd.HandOverSeat) -> None:
-    state = run.state
-    if type(command.target) is not int or not 0 <= command.target < state.n:
-        fail("invalid_hand_over", "no such seat in this game")
-    if command.to not in ("bot", "player") or not command.player or command.player in state.players:
-        fail("invalid_hand_over", "a seat goes to a bot or to a player new to this game")
-    if not state.autopilot[command.target] or state.resigned[command.target]:
-        fail("not_on_autopilot", "only an abandoned seat (on autopilot) can be handed over")
-    run.emit(ev.AutopilotReleased(seat=command.target, reason="handed_over"))
-    run.emit(ev.SeatHandedOver(seat=command.target, to=command.to, player=command.player))
-
-
 def _expire(table: Table, run: _Run, command: cmd.ExpireDeadline) -> None:
     """R7.1-R7.5 and the absent-player policy. A stale or early timer yields no events; while paused it is
     the pause's timer (R7.6: at or after the pause's end the game resumes)."""
@@ -748,7 +650,7 @@ def _expire(table: Table, run: _Run, command: cmd.ExpireDeadline) -> None:
     w = game.waiting(state.game)
     if w is None or command.step_no != state.step_no or w.step_no != state.step_no:
         return
-    now = _utc(run.ctx.now)
+    now = seating.utc(run.ctx.now)
     if state.paused_at is not None:
         end = pause_end(state)
         if end is not None and now >= end:
@@ -805,7 +707,7 @@ def _warn(table: Table, run: _Run, command: cmd.WarnDeadline) -> None:
     if command.step_no != state.step_no:
         return
     at = table.warn_at(state)
-    if at is None or _utc(run.ctx.now) < at or state.due_at is None or state.step is None:
+    if at is None or seating.utc(run.ctx.now) < at or state.due_at is None or state.step is None:
         return
     w = table.game.waiting(state.game)
     assert w is not None
@@ -816,26 +718,41 @@ def _warn(table: Table, run: _Run, command: cmd.WarnDeadline) -> None:
     )
 
 
+def _pause_by(run: _Run) -> str:
+    assert run.state.settings is not None
+    return run.state.settings.pause_by
+
+
+def _count_pause_votes(run: _Run) -> None:
+    seating.count_pause_votes(run, _pause_by(run))
+
+
+def _resume(run: _Run, by: str) -> None:
+    seating.resume(run, by)
+
+
+def _send_message(table: Table, run: _Run, seat: int, command: cmd.SendMessage) -> None:
+    seating.send_message(run, seat, command)
+
+
+def _take_back(table: Table, run: _Run, seat: int, command: cmd.TakeBackSeat) -> None:
+    seating.take_back(run, seat)
+
+
+def _vote_pause(table: Table, run: _Run, seat: int, command: cmd.VotePause) -> None:
+    seating.vote_pause(run, seat, command, _pause_by(run))
+
+
+def _pause_by_creator(table: Table, run: _Run, command: cmd.PauseGame | cmd.ResumeGame) -> None:
+    seating.pause_by_creator(run, command, _pause_by(run))
+
+
+def _hand_over(table: Table, run: _Run, command: cmd.HandOverSeat) -> None:
+    seating.hand_over(run, command)
+
+
 def _extend(table: Table, run: _Run, command: cmd.ExtendDeadline) -> None:
-    """The timers were down when the deadline fell due: extend instead of playing (no budget spent)."""
-    state = run.state
-    if command.reason != "outage":
-        fail("invalid_command", "the only system extension is for an outage")
-    if type(command.seconds) is not int or not 1 <= command.seconds <= 30 * 24 * 3600:
-        fail("invalid_command", "an extension is 1 second to 30 days")
-    if command.step_no != state.step_no or state.due_at is None or state.paused_at is not None:
-        return
-    run.emit(
-        ev.DeadlineExtended(
-            step_no=state.step_no,
-            step=state.step or "",
-            due_at=(_utc(run.ctx.now) + timedelta(seconds=command.seconds)).isoformat(),
-            previous_due_at=state.due_at,
-            reason="outage",
-            seats=(),
-            unready=(),
-        )
-    )
+    seating.extend_for_outage(run, command, run.state.step or "")
 
 
 _SYSTEM: Final[dict[type[Any], Any]] = {

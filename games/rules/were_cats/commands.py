@@ -114,8 +114,18 @@ class Pass:
     reason: str | None = field(default=None, metadata={"system": True})
 
 
+@dataclass(frozen=True, slots=True)
+class Resign:
+    """System (the table): seat ``target`` resigned (WC4.3 as R7.4: it plays the defaults and cannot win)."""
+
+    TYPE: ClassVar[str] = "Resign"
+    seat: None
+    target: int
+
+
 Command = (
     StartGame
+    | Resign
     | ChooseStartingCoins
     | PlaceVictims
     | FinishPlacing
@@ -127,6 +137,7 @@ Command = (
 )
 COMMAND_CLASSES: tuple[type[Command], ...] = (
     StartGame,
+    Resign,
     ChooseStartingCoins,
     PlaceVictims,
     FinishPlacing,
@@ -136,7 +147,7 @@ COMMAND_CLASSES: tuple[type[Command], ...] = (
     Repopulate,
     Pass,
 )
-SYSTEM_COMMANDS: tuple[type[Command], ...] = (StartGame,)
+SYSTEM_COMMANDS: tuple[type[Command], ...] = (StartGame, Resign)
 FIELD_CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     (cls.TYPE, "kind"): KINDS for cls in (ChooseStartingCoins, PopulateCity, TakeVictim, MakeCat)
 }

@@ -39,6 +39,7 @@ from .commands import (
     PlaceVictims,
     PopulateCity,
     Repopulate,
+    Resign,
     StartGame,
     TakeVictim,
 )
@@ -72,10 +73,14 @@ def points(state: State, seat: int) -> int:
     return cats + victim_points(state.victims(seat))
 
 
-def winners(scores: tuple[int, ...]) -> tuple[int, ...]:
-    """WC3.3: the highest score wins; equal highest scores share the win."""
-    best = max(scores)
-    return tuple(seat for seat, score in enumerate(scores) if score == best)
+def winners(scores: tuple[int, ...], resigned: tuple[bool, ...] = ()) -> tuple[int, ...]:
+    """WC3.3: the highest score wins; equal highest scores share the win. A resigned seat cannot win
+    (WC4.3 as R7.4): the best among the others wins; nobody if every seat resigned (ruling 15)."""
+    candidates = [seat for seat in range(len(scores)) if not (resigned and resigned[seat])]
+    if not candidates:
+        return ()
+    best = max(scores[seat] for seat in candidates)
+    return tuple(seat for seat in candidates if scores[seat] == best)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -373,7 +378,7 @@ def _phase_3(run: _Run) -> None:
                 round=state.round,
                 reason=reason,
                 scores=scores,
-                winners=winners(scores),
+                winners=winners(scores, state.resigned),
                 seed=state.seed.hex(),
             )
         )
@@ -383,6 +388,20 @@ def _phase_3(run: _Run) -> None:
 
 
 # --------------------------------------------------------------------------------------------------
+def _resign(run: _Run, command: Resign) -> None:
+    """WC4.3 (as R7.4): the seat cannot win; the table plays its defaults."""
+    state = run.state
+    if command.seat is not None:
+        fail("system_only", "only the table resigns a seat")
+    if state.phase in (NEW, OVER):
+        fail("not_started" if state.phase == NEW else "game_over", "no game is running")
+    if type(command.target) is not int or not 0 <= command.target < state.n:
+        fail("invalid_seat", "no such seat")
+    if state.resigned[command.target]:
+        fail("already_resigned", "the seat has already resigned")
+    run.emit(ev.SeatResigned(seat=command.target))
+
+
 def decide(state: State, command: Command, ctx: Context | None = None) -> list[ev.Event]:
     """The events ``command`` yields in ``state``, or a :class:`RuleError`. ``ctx`` is unused: no rule of
     Were-cats reads the time (the table owns the deadlines)."""
@@ -407,6 +426,8 @@ def decide(state: State, command: Command, ctx: Context | None = None) -> list[e
         _repopulate(run, command)
     elif isinstance(command, Pass):
         _pass(run, command)
+    elif isinstance(command, Resign):
+        _resign(run, command)
     else:
         fail("invalid_command", "unknown command")
     return run.events

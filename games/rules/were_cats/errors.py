@@ -21,6 +21,8 @@ ERRORS: Final[dict[str, tuple[ErrorKind, str]]] = {
     "not_started": (CONFLICT, "The game has not started yet."),
     "already_started": (CONFLICT, "The game has already started."),
     "game_over": (CONFLICT, "The game is over."),
+    "already_resigned": (CONFLICT, "The seat has already resigned."),
+    "invalid_seat": (INVALID, "No such seat."),
     "wrong_step": (CONFLICT, "The game is not at a step where this command is played."),
     "already_done": (CONFLICT, "The seat has already said done for this Phase 1 (WC2.1: final)."),
     # who may act

@@ -30,6 +30,15 @@ class GameStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatResigned:
+    """WC4.3 (as R7.4): ``seat`` resigned: the table plays its defaults from now on; it cannot win."""
+
+    TYPE: ClassVar[str] = "SeatResigned"
+    VERSION: ClassVar[int] = 1
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
 class SetupTurnStarted:
     """WC1.3: ``seat`` chooses its starting coins now (opens the ``setup`` step)."""
 
@@ -221,6 +230,7 @@ class GameEnded:
 
 Event = (
     GameStarted
+    | SeatResigned
     | SetupTurnStarted
     | StartingCoinsTaken
     | RoundStarted
@@ -241,6 +251,7 @@ Event = (
 )
 EVENT_CLASSES: tuple[type[Event], ...] = (
     GameStarted,
+    SeatResigned,
     SetupTurnStarted,
     StartingCoinsTaken,
     RoundStarted,

@@ -29,7 +29,12 @@ def _game_started(s: State, e: ev.GameStarted) -> State:
         scares=(NO_COINS,) * n,
         cats=((None,) * 6,) * n,
         done=(False,) * n,
+        resigned=(False,) * n,
     )
+
+
+def _seat_resigned(s: State, e: ev.SeatResigned) -> State:
+    return update(s, resigned=tuple(r or i == e.seat for i, r in enumerate(s.resigned)))
 
 
 def _setup_turn(s: State, e: ev.SetupTurnStarted) -> State:
@@ -166,6 +171,7 @@ def _game_ended(s: State, e: ev.GameEnded) -> State:
 
 _HANDLERS: Final[dict[str, Callable[[State, Any], State]]] = {
     ev.GameStarted.TYPE: _game_started,
+    ev.SeatResigned.TYPE: _seat_resigned,
     ev.SetupTurnStarted.TYPE: _setup_turn,
     ev.StartingCoinsTaken.TYPE: _starting_coins,
     ev.RoundStarted.TYPE: _round_started,

@@ -12,7 +12,7 @@ from games.rules.table.game import Step
 from . import serde, types
 from .bots import bot_command
 from .coins import MAX_PLAYERS, MIN_PLAYERS
-from .commands import Command, StartGame
+from .commands import Command, Resign, StartGame
 from .decide import decide
 from .errors import ERRORS, fail
 from .events import EVENT_CLASSES, Event
@@ -126,8 +126,8 @@ class WereCats:
     def close_command(self, step_no: int) -> None:
         return None  # every step closes by the game's own rules
 
-    def resign_command(self, seat: int) -> None:
-        return None  # resigning changes nothing in the game itself: it scores every seat (ruling 12)
+    def resign_command(self, seat: int) -> Resign:
+        return Resign(seat=None, target=seat)  # WC4.3 as R7.4: cannot win (ruling 15)
 
     def default_command(self, state: State, seat: int, reason: str) -> Command | None:
         return default_command(state, seat, reason)

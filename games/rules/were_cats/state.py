@@ -51,6 +51,7 @@ class State(NamedTuple):
     quarter: int | None = None  # who holds the quarter (nobody before the first Phase 1 ends)
     round: int = 0
     done: tuple[bool, ...] = ()  # Phase 1: said done
+    resigned: tuple[bool, ...] = ()  # WC4.3: cannot win
     race_won: bool = False  # Phase 1: somebody said done by themselves and took the quarter
     turn: int | None = None  # the seat the game waits on (setup choice, populating, acting cat)
     slot: int | None = None  # the acting cat's slot (Phase 2)

@@ -39,6 +39,7 @@ class SeatView(TypedDict):
     player: str
     starting_kind: Kind | None
     done: bool
+    resigned: bool  # WC4.3: the table plays its defaults; it cannot win
     quarter: bool
     hand: CoinsView
     eat: CoinsView

@@ -30,6 +30,7 @@ def _seat(state: State, seat: int) -> SeatView:
         "player": state.players[seat],
         "starting_kind": cast(Any, state.starting[seat]),
         "done": state.done[seat],
+        "resigned": state.resigned[seat] if state.resigned else False,
         "quarter": state.quarter == seat,
         "hand": cast(Any, coins_to_json(state.hands[seat])),
         "eat": cast(Any, coins_to_json(state.eats[seat])),
