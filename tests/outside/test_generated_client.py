@@ -426,8 +426,8 @@ def table_next(models: ModuleType, slug: str, view: Any, memo: dict[str, int]) -
         to = next((s for s in alive if s != me), me)
         return "GiveLoot", models.GiveLootCommandRequest(slot=state.display[0].slot, to=to)
     if "ChooseAction" in legal and not mine.chose:
-        # no card (-1): a card played (GRAB!) may need a Grab this seat would not send, and a Grab left to
-        # its deadline is extended as an outage at every sweep (reported; not this test's subject)
+        # no card (-1): a GRAB! played needs a Grab this seat does not send, and this test's clock jumps
+        # from deadline to deadline, which the sweeper reads as timer outages: it extends the Grab forever
         return "ChooseAction", models.LooseTriggersChooseActionCommandRequest(card=-1)
     if "PickLoot" in legal:
         return "PickLoot", models.PickLootCommandRequest(card=-1)  # a random one
