@@ -14,7 +14,8 @@ A scope says where a code can come from:
   ``path``: operations with a path parameter; ``query``/``cursor``: operations with query parameters or a
   cursor; ``game``: operations on one game (``{game_id}``);
 * the rest are named by the views that need them (``error_scopes``): ``command`` (player commands; with
-  ``rules``, every rule error of every ruleset), ``create``, ``lobby``, ``creator``, ``audit``, ``state_at``,
+  ``rules:TYPE``, the rule errors of every ruleset that has command ``TYPE``), ``rules`` (every rule error
+  of every ruleset), ``create``, ``lobby``, ``creator``, ``audit``, ``state_at``,
   ``login``, ``tokens``, ``webhooks``, ``webhook_create``, ``stream``, ``http`` (outside any operation).
 """
 
@@ -181,12 +182,30 @@ def catalogue() -> list[ErrorEntry]:
     return [*SERVICE_ERRORS, *rule_errors()]
 
 
+def _commands_of(slug: str) -> set[str]:
+    from games.api.bindings import player_command_classes
+
+    return {getattr(cls, "TYPE", "") for cls in player_command_classes(slug)}
+
+
+def _in_scopes(entry: ErrorEntry, wanted: set[str]) -> bool:
+    """Whether ``entry`` is in ``wanted``. ``rules:TYPE`` (the endpoint of player command ``TYPE``) holds the
+    rule errors of the rulesets that have that command, and what the others answer it (``invalid_command``:
+    not a command of theirs)."""
+    if entry.scope in wanted:
+        return True
+    if entry.scope != "rules" or entry.ruleset is None:
+        return False
+    types = {w.split(":", 1)[1] for w in wanted if w.startswith("rules:")}
+    return bool(types) and (bool(types & _commands_of(entry.ruleset)) or entry.code == "invalid_command")
+
+
 def codes_by_status(scopes: Iterable[str]) -> dict[int, list[ErrorEntry]]:
     """The codes of ``scopes`` by status (one entry per code and status)."""
     wanted = set(scopes)
     out: dict[int, dict[str, ErrorEntry]] = {}
     for entry in catalogue():
-        if entry.scope in wanted:
+        if _in_scopes(entry, wanted):
             out.setdefault(entry.status, {}).setdefault(entry.code, entry)
     return {status: sorted(codes.values(), key=lambda e: e.code) for status, codes in sorted(out.items())}
 

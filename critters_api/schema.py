@@ -206,6 +206,9 @@ class AutoSchema(SpectacularAutoSchema):
             authenticated=authenticated,
             query=query,
         )
+        command_type = getattr(view, "command_type", "")
+        if command_type and "rules" in scopes:  # a player command: the rule errors of its rulesets
+            scopes = (scopes - {"rules"}) | {f"rules:{command_type}"}
         codes = codes_by_status(scopes)
         statuses = set(codes) | set(getattr(view, "problem_statuses", {}).get(self.method, ()))
         examples = getattr(view, "problem_examples", {})

@@ -224,6 +224,7 @@ SPECTACULAR_SETTINGS = {
         "BotStrategyEnum": "games.services.lobby.BOT_STRATEGIES",
         "GameStatusEnum": "games.models.GameStatus",
         "NotificationTypeEnum": "notifications.models.NotificationType",
+        "CoinKindEnum": "games.rules.were_cats.coins.KINDS",
     },
     "APPEND_COMPONENTS": {},
     "AUTHENTICATION_WHITELIST": ["players.auth.BearerTokenAuthentication"],

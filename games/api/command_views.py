@@ -87,10 +87,12 @@ def _view_for(type_name: str, by_slug: dict[str, type[StrictSerializer]]) -> typ
         "problems with the rule's `code`: 422 (invalid as given), 409 (not now: wrong step, game over), "
         "403 (never for you, e.g. not the Boss)."
     )
-    example = examples.COMMAND_EXAMPLES.get(type_name)
-    request_examples = (
-        [OpenApiExample(type_name, value=example, request_only=True)] if example is not None else []
-    )
+    request_examples = [
+        OpenApiExample(label, value=value, request_only=True)
+        for label, value in examples.command_examples(
+            type_name, sorted(by_slug) if len(distinct) > 1 else [sorted(by_slug)[0]]
+        )
+    ]
     schema = extend_schema(
         operation_id=f"games_commands_{snake(type_name)}",
         summary=f"{type_name}",

@@ -6,24 +6,28 @@ Per ruleset (``{Name}`` its ``RulesetTypes.name``, ``{p}`` its ``prefix``):
 
 * ``{Name}View`` (the viewer's state) and the TypedDicts it uses, ``{Name}Options`` (options in full, a
   response) and ``{Name}OptionsRequest`` (every key optional, a request), ``{Name}ErrorDetails``;
-* ``{p}{TYPE}Event`` per event type (fields a viewer may not see are null at any depth) and
-  ``{p}{TYPE}CommandRecord`` per command as the record stores it (with the acting ``seat``), each with a
-  single-value ``type`` enum (openapi-python-client has no discriminator support);
+* ``{p}{TYPE}Event`` per event type (fields a viewer may not see are null at any depth; the counts of
+  ``redaction_extras`` are optional integers) and ``{p}{TYPE}CommandRecord`` per command as the record stores
+  it (with the acting ``seat``), each with a single-value ``type`` enum;
+* ``{Name}Event`` and ``{Name}RecordedCommand``: the ruleset's events and commands, a ``oneOf`` with the
+  discriminator ``type`` (a type name is unique within a ruleset);
 
 and the unions over every ruleset: ``GameView`` (discriminator ``ruleset``), ``Event`` and
-``RecordedCommand`` (discriminator ``type``), ``GameOptions`` / ``GameOptionsRequest`` and
-``RuleErrorDetails``.
+``RecordedCommand`` (an ``anyOf`` of the per-ruleset unions: rulesets reuse type names, e.g. ``GameStarted``,
+with other shapes, so a client reads an event by its game's ``ruleset``), ``GameOptions`` /
+``GameOptionsRequest`` and ``RuleErrorDetails``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import types
 import typing
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from games.rules.core import RulesetTypes
+from games.rules.core import Range, RulesetTypes
 from games.rules.registry import RULESETS
 
 from .bindings import ruleset_types
@@ -60,15 +64,28 @@ class Builder:
     """Turns the Python types of one ruleset into schemas, adding a component per TypedDict met."""
 
     def __init__(
-        self, components: dict[str, Any], rt: RulesetTypes, *, request: bool = False, redacted: bool = False
+        self,
+        components: dict[str, Any],
+        rt: RulesetTypes,
+        *,
+        request: bool = False,
+        redacted: bool = False,
+        owners: dict[str, Any] | None = None,
     ) -> None:
         self.components = components
         self.rt = rt
         self.request = request
         self.redacted = redacted  # an event's field: null at any depth where the viewer may not see it
+        self.owners: dict[str, Any] = {} if owners is None else owners  # component name → its TypedDict
+
+    def sibling(self, *, request: bool = False, redacted: bool = False) -> Builder:
+        return Builder(self.components, self.rt, request=request, redacted=redacted, owners=self.owners)
 
     def component_name(self, td: Any) -> str:
-        name = td.__name__ if td.__name__.startswith(self.rt.name) else self.rt.name + td.__name__
+        """``{Name}{TypedDict}``, or the TypedDict's ``__spec_name__`` when rulesets share it."""
+        name = td.__dict__.get("__spec_name__")
+        if name is None:
+            name = td.__name__ if td.__name__.startswith(self.rt.name) else self.rt.name + td.__name__
         return name + ("Request" if self.request else "")
 
     def schema(self, tp: Any) -> dict[str, Any]:
@@ -79,6 +96,15 @@ class Builder:
             rest = [a for a in args if a is not type(None)]
             inner = self.schema(rest[0]) if len(rest) == 1 else {"oneOf": [self.schema(a) for a in rest]}
             return _nullable(inner) if len(rest) < len(args) else inner
+        if origin in (typing.NotRequired, typing.Required):  # kept by include_extras: required is apart
+            return self.schema(args[0])
+        if origin is typing.Annotated:  # bounds the rules enforce (games.rules.core.Range)
+            out = self.schema(args[0])
+            for mark in tp.__metadata__:
+                if isinstance(mark, Range):
+                    out = {**out, **({} if mark.low is None else {"minimum": mark.low})}
+                    out = {**out, **({} if mark.high is None else {"maximum": mark.high})}
+            return out
         if tp is typing.Any:  # any JSON value (e.g. an operator's setup, whose keys are the game's)
             return {}
         if origin is Literal:
@@ -114,10 +140,13 @@ class Builder:
 
     def typeddict(self, td: Any) -> str:
         name = self.component_name(td)
+        owner = self.owners.setdefault(name, td)
+        if owner is not td:
+            raise ValueError(f"two TypedDicts make the component {name}: {owner!r} and {td!r}; rename one")
         if name in self.components:
             return name
         self.components[name] = {}  # a placeholder against recursion
-        hints = typing.get_type_hints(td)
+        hints = typing.get_type_hints(td, include_extras=True)
         required = [] if self.request else [k for k in hints if k in td.__required_keys__]
         schema: dict[str, Any] = {
             "type": "object",
@@ -138,14 +167,26 @@ class Builder:
             "type": {"type": "string", "enum": [cls.TYPE]},
             "v": {"type": "integer", "description": "The event's schema version.", "example": cls.VERSION},
         }
-        redacted = Builder(self.components, self.rt, redacted=True)
+        redacted = self.sibling(redacted=True)
         for f in dataclasses.fields(cls):
             properties[f.name] = _nullable(redacted.schema(hints[f.name]))
+        extras = self.rt.redaction_extras.get(cls.TYPE, ())
+        for name in extras:
+            if name in properties:
+                raise ValueError(f"{cls.TYPE}: the redaction extra {name!r} is a field")
+            properties[name] = {
+                "type": "integer",
+                "minimum": 0,
+                "description": "A count the served form adds while the game runs (the size of what may be "
+                "hidden); absent from the record and once the game is over.",
+            }
         doc = _doc(cls)
+        note = f"Ruleset `{self.rt.name}`. Fields the viewer may not see are null."
+        if extras:
+            note += " While the game runs, " + ", ".join(f"`{n}`" for n in extras) + " say how many."
         return {
             "type": "object",
-            "description": (doc + "\n\n" if doc else "")
-            + f"Ruleset `{self.rt.name}`. Fields the viewer may not see are null.",
+            "description": (doc + "\n\n" if doc else "") + note,
             "properties": properties,
             "required": ["type", "v", *[f.name for f in dataclasses.fields(cls) if _always_there(f)]],
             "additionalProperties": False,
@@ -209,64 +250,147 @@ def all_types() -> list[tuple[str, RulesetTypes]]:
     return [(slug, rt) for slug in sorted(RULESETS) if (rt := ruleset_types(slug)) is not None]
 
 
+def _shape(schema: dict[str, Any]) -> str:
+    """A component's shape, its description aside (two rulesets' identical shapes become one component)."""
+    return json.dumps({k: v for k, v in schema.items() if k != "description"}, sort_keys=True)
+
+
+def _shared(
+    made: list[tuple[str, RulesetTypes, Any, dict[str, Any]]], suffix: str
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, str]]]:
+    """The components of ``made`` ((slug, types, class, schema) of each ruleset's events or commands) and each
+    ruleset's ``TYPE → component name``. A shape several rulesets give a ``TYPE`` alike is one component:
+    named ``{TYPE}{suffix}`` (GoodCritters' names; else, when free, for the table's shared shapes), else
+    ``{Package}{TYPE}{suffix}`` after the package defining the class; other shapes ``{prefix}{TYPE}...``."""
+    groups: dict[tuple[str, str], list[tuple[str, RulesetTypes, Any, dict[str, Any]]]] = {}
+    for entry in made:
+        groups.setdefault((entry[2].TYPE, _shape(entry[3])), []).append(entry)
+    bare = {cls.TYPE for _slug, rt, cls, _schema in made if not rt.prefix}
+    components: dict[str, dict[str, Any]] = {}
+    by_slug: dict[str, dict[str, str]] = {}
+    for (type_name, _), members in groups.items():
+        slugs = [m[0] for m in members]
+        if len(slugs) != len(set(slugs)):
+            raise ValueError(f"{slugs[0]}: two classes are typed {type_name}")
+        _slug, rt, cls, schema = members[0]
+        if len(members) == 1:
+            name = f"{rt.prefix}{type_name}{suffix}"
+        elif any(not m[1].prefix for m in members) or type_name not in bare:
+            name = f"{type_name}{suffix}"
+        else:
+            package = cls.__module__.split(".")[-2].title().replace("_", "")
+            name = f"{package}{type_name}{suffix}"
+        if len(members) > 1:
+            rulesets = ", ".join(f"`{m[1].name}`" for m in members)
+            schema = {
+                **schema,
+                "description": schema["description"].replace(f"Ruleset `{rt.name}`", f"Rulesets {rulesets}"),
+            }
+        if name in components:
+            raise ValueError(f"two schemas are named {name}: give a ruleset a prefix")
+        components[name] = schema
+        for m in members:
+            by_slug.setdefault(m[0], {})[type_name] = name
+    return components, by_slug
+
+
+def _client_order(components: dict[str, Any], names: list[str]) -> list[str]:
+    """``names`` (of components with a single-value ``type``) in the order a client should try them: by
+    type, the one needing more keys first, so that a client that takes the first alternative whose required
+    keys are all there (openapi-python-client) takes the right one."""
+
+    def key(name: str) -> tuple[str, int, str]:
+        schema = components[name]
+        return schema["properties"]["type"]["enum"][0], -len(schema.get("required", [])), name
+
+    return sorted(dict.fromkeys(names), key=key)
+
+
 def ruleset_components() -> dict[str, Any]:
     components: dict[str, Any] = {"NullEnum": {"enum": [None]}}
+    owners: dict[str, Any] = {}
     views: dict[str, str] = {}
     options: list[str] = []
     options_in: list[str] = []
     details: list[str] = []
-    event_refs: dict[str, str] = {}
-    command_refs: dict[str, str] = {}
-    event_clash = command_clash = False
+    events: list[tuple[str, RulesetTypes, Any, dict[str, Any]]] = []
+    commands: list[tuple[str, RulesetTypes, Any, dict[str, Any]]] = []
     for slug, rt in all_types():
-        out = Builder(components, rt)
+        out = Builder(components, rt, owners=owners)
         views[slug] = out.typeddict(rt.view)
         options.append(out.typeddict(rt.options))
-        options_in.append(Builder(components, rt, request=True).typeddict(rt.options))
+        options_in.append(out.sibling(request=True).typeddict(rt.options))
         if rt.error_details is not None:
             details.append(out.typeddict(rt.error_details))
-        for cls in rt.events:
-            cls = typing.cast(Any, cls)
-            name = f"{rt.prefix}{cls.TYPE}Event"
+        events += [(slug, rt, cls, out.event(cls)) for cls in rt.events]
+        commands += [(slug, rt, cls, out.recorded_command(cls)) for cls in rt.commands]
+    unions: dict[str, dict[str, str]] = {"Event": {}, "RecordedCommand": {}}
+    for made, suffix, top in ((events, "Event", "Event"), (commands, "CommandRecord", "RecordedCommand")):
+        shared, by_slug = _shared(made, suffix)
+        for name, schema in shared.items():
             if name in components:
-                raise ValueError(f"two rulesets name the component {name}: give one a prefix")
-            components[name] = out.event(cls)
-            event_clash |= cls.TYPE in event_refs
-            event_refs.setdefault(cls.TYPE, name)
-        for cls in rt.commands:
-            cls = typing.cast(Any, cls)
-            name = f"{rt.prefix}{cls.TYPE}CommandRecord"
-            if name in components:
-                raise ValueError(f"two rulesets name the component {name}: give one a prefix")
-            components[name] = out.recorded_command(cls)
-            command_clash |= cls.TYPE in command_refs
-            command_refs.setdefault(cls.TYPE, name)
+                raise ValueError(f"two schemas are named {name}: give a ruleset a prefix")
+            components[name] = schema
+        for slug, rt in all_types():
+            union = f"{rt.name}{top}"
+            if union in components:
+                raise ValueError(f"two schemas are named {union}")
+            what = (
+                "An event of a `{}` game as the viewer may see it"
+                if top == "Event"
+                else ("A command of a `{}` game as the record stores it (its fields and the acting `seat`)")
+            )
+            components[union] = _union(
+                by_slug[slug],
+                description=what.format(slug) + ": one of its types (see `type`).",
+                discriminator="type",
+            )
+            unions[top][slug] = union
+    listing = "; ".join(f"`{slug}`: `{name}`" for slug, name in unions["Event"].items())
     components["GameView"] = _union(
         views,
         description="The game as the viewer may see it (the ruleset's view; see `ruleset`): the viewer's "
         "secrets only, everything once the game is over.",
         discriminator="ruleset",
     )
-    components["Event"] = _union(
-        event_refs,
-        description="An event as the viewer may see it: one of the event types (see `type`).",
-        discriminator=None if event_clash else "type",
-    )
-    components["RecordedCommand"] = _union(
-        command_refs,
-        description="A command as the record stores it: `type`, its fields and the acting `seat`.",
-        discriminator=None if command_clash else "type",
-    )
+    every_event = [
+        n
+        for union in unions["Event"].values()
+        for n in components[union]["discriminator"]["mapping"].values()
+    ]
+    components["Event"] = {
+        "description": "An event as the viewer may see it, of the game's ruleset (the game's `ruleset`; each "
+        f"ruleset's events are a union by `type`: {listing}). Rulesets reuse type names (e.g. `GameStarted`) "
+        "with other shapes: read an event as one of its game's ruleset's; in this list, of two shapes of a "
+        "type, the one needing more keys comes first.",
+        "anyOf": [ref(n) for n in _client_order(components, [n.rsplit("/", 1)[1] for n in every_event])],
+    }
+    every_command = [
+        n.rsplit("/", 1)[1]
+        for union in unions["RecordedCommand"].values()
+        for n in components[union]["discriminator"]["mapping"].values()
+    ]
+    components["RecordedCommand"] = {
+        "description": "A command as the record stores it, of the game's ruleset ("
+        + "; ".join(f"`{slug}`: `{name}`" for slug, name in unions["RecordedCommand"].items())
+        + "): `type`, its fields and the acting `seat`. Of two shapes of a type, the one needing more keys "
+        "comes first.",
+        "anyOf": [ref(n) for n in _client_order(components, every_command)],
+    }
     components["GameOptions"] = _union(
         {n: n for n in options},
-        description="The game's options in full (every key, defaults included), as its ruleset defines them.",
+        description="The game's options in full (every key, defaults included), as its ruleset defines them: "
+        + "; ".join(f"`{slug}`: `{name}`" for slug, name in zip(views, options, strict=True))
+        + ".",
         discriminator=None,
         keyword="anyOf",
     )
     components["GameOptionsRequest"] = _union(
         {n: n for n in options_in},
-        description="Options for a new game (the ruleset's; missing keys take the defaults). Unknown keys or "
-        "bad values are refused with 422 `invalid_options`.",
+        description="Options for a new game, the shape of its `ruleset` ("
+        + "; ".join(f"`{slug}`: `{name}`" for slug, name in zip(views, options_in, strict=True))
+        + "); missing keys take the defaults. Unknown keys or bad values are refused with 422 "
+        "`invalid_options` (`details.key` names the option).",
         discriminator=None,
         keyword="anyOf",
     )

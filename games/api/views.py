@@ -293,7 +293,7 @@ class GamesView(APIView):
         request=GameCreateInput,
         parameters=[ETAG],
         responses={201: GameOutput},
-        examples=[examples.GAME_CREATE, examples.GAME],
+        examples=[examples.GAME_CREATE, *examples.GAME_CREATE_TABLE, examples.GAME],
         tags=["lobby"],
     )
     def post(self, request: Request) -> Response:
@@ -470,7 +470,7 @@ class StateView(GameView):
             200: OpenApiResponse(ViewerStateOutput, description="The viewer's state."),
             304: OpenApiResponse(description="Not modified (your ETag is current)."),
         },
-        examples=[examples.VIEWER_STATE],
+        examples=examples.VIEWER_STATES,
         tags=["play"],
     )
     def get(self, request: Request, game_id: int) -> Response:

@@ -64,6 +64,15 @@ class ErrorCode:
     meaning: str
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Range:
+    """In a ruleset's JSON types, ``Annotated[int, Range(low, high)]``: the bounds the rules enforce (the
+    spec's ``minimum`` and ``maximum``; ``None``: unbounded)."""
+
+    low: int | None = None
+    high: int | None = None
+
+
 @dataclasses.dataclass(frozen=True)
 class RulesetTypes:
     """The JSON shapes a ruleset shows to clients, as Python types; the hosting generates the OpenAPI
@@ -75,7 +84,10 @@ class RulesetTypes:
     made from (``{"type": TYPE, ...fields}``); ``substitutes`` maps a field type to the type of its JSON
     form (e.g. the options dataclass to ``options``, ``bytes`` to ``str``); ``errors`` is the catalogue of
     every :class:`RuleError` code the ruleset raises and ``error_details`` a TypedDict of their ``details``.
-    ``prefix`` starts the names of the event and command components (unique across rulesets)."""
+    ``prefix`` starts the names of the event and command components (unique across rulesets).
+    ``redaction_extras`` names, per event ``TYPE``, the counts (non-negative integers, e.g. the size of a
+    hidden list) that :meth:`Ruleset.redact_event` adds to every form it serves while the game runs;
+    ``setup`` is a TypedDict of an operator's setup where a start command keeps it as a plain ``dict``."""
 
     name: str
     prefix: str
@@ -87,6 +99,8 @@ class RulesetTypes:
     substitutes: Mapping[Any, Any]
     errors: Mapping[str, ErrorCode]
     error_details: type | None = None
+    redaction_extras: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    setup: type | None = None
 
 
 class InvalidOptions(RuleError):

@@ -3,11 +3,17 @@ when the spec grew its constraints, rule errors carrying their request path, inp
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
-from tests.conftest import Api, Table, assert_problem, event_rows
+from games import deadlines, services
+from games.api.commands import kebab
+from games.models import Game, GameStatus
+from games.rules.registry import get_ruleset
+from tests.conftest import Api, Table, assert_problem, event_rows, make_api
+from tests.spec_tools import Spec
 
 pytestmark = pytest.mark.django_db
 
@@ -61,3 +67,73 @@ def test_input_errors_are_listed_by_dotted_path(alice: Api) -> None:
     problem = assert_problem(r, 422, "validation_error")
     assert set(problem["errors"]) == {"bots.1", "setup.seat_order.1"}
     assert all(isinstance(m, list) and all(isinstance(x, str) for x in m) for m in problem["errors"].values())
+
+
+def _valid(spec: Spec, method: str, path: str, response: Any, status: int = 200) -> list[str]:
+    """The errors of ``response``'s JSON body against what the spec documents for ``method path``."""
+    assert response.status_code == status, (path, response.status_code, response.content[:300])
+    found = spec.operation_for(method, path)
+    assert found is not None, path
+    content = found[1]["responses"][str(status)]["content"]
+    schema = next(iter(content.values()))["schema"]
+    return [f"{method} {path}: {e}" for e in spec.errors(schema, response.json())]
+
+
+@pytest.mark.parametrize(("ruleset", "humans", "bots"), [("loose_triggers", 2, 3), ("were_cats", 2, 1)])
+def test_a_table_game_is_served_as_the_spec_says(spec: Spec, ruleset: str, humans: int, bots: int) -> None:
+    """A Loose Triggers or Were-cats game over HTTP, created with the spec's own example: the game, every
+    seat's state after every command it sends, a spectator's, the command responses, the feed as each seat
+    sees it, the record: each validates against the schema the spec documents for its operation."""
+    from games.api.examples import GAME_CREATE_TABLE
+
+    example = next(e.value for e in GAME_CREATE_TABLE if e.value["ruleset"] == ruleset)
+    apis = [make_api() for _ in range(humans)]
+    watcher = make_api()
+    body = {**example, "seats": humans + bots, "bots": ["sensible"] * bots}
+    created = apis[0].post("/api/v1/games", body)
+    failures = _valid(spec, "POST", "/api/v1/games", created, 201)
+    game_id = created.json()["id"]
+    assert created.json()["options"] == get_ruleset(ruleset).options_to_json(
+        get_ruleset(ruleset).parse_options(example["options"])
+    )
+    for api in apis[1:]:
+        failures += _valid(
+            spec, "POST", f"/api/v1/games/{game_id}/join", api.post(f"/api/v1/games/{game_id}/join")
+        )
+    state_path = f"/api/v1/games/{game_id}/state"
+    sent = 0
+    for _ in range(5_000):
+        game = Game.objects.get(pk=game_id)
+        if game.status == GameStatus.OVER:
+            break
+        rs = services.ruleset_for(game)
+        state = services.load_state(game, rs)
+        moved = False
+        for api in apis:
+            served = api.get(state_path)
+            failures += _valid(spec, "GET", state_path, served)
+            seat = served.json()["viewer"]
+            command = rs.bot_command(state, seat, strategy="random", salt=sent)
+            if command is None or seat in services.machine_seats(game, rs, state):
+                continue
+            request = {k: v for k, v in rs.command_to_json(command).items() if k not in ("type", "reason")}
+            path = f"/api/v1/games/{game_id}/commands/{kebab(command.TYPE)}"
+            failures += _valid(spec, "POST", path, api.post(path, request))
+            sent += 1
+            moved = True
+            break
+        if sent % 10 == 0:
+            failures += _valid(spec, "GET", state_path, watcher.get(state_path))
+        if not moved and not services.bots_play(game_id, max_steps=1):  # one bot move: humans may answer
+            assert game.deadline_at is not None, "nobody can move and no deadline runs"
+            deadlines.sweep(now=game.deadline_at + timedelta(seconds=1))
+        assert not failures, failures[:5]
+    assert Game.objects.get(pk=game_id).status == GameStatus.OVER
+    assert sent > 5
+    feed_path = f"/api/v1/games/{game_id}/events"
+    for api in [*apis, watcher]:
+        failures += _valid(spec, "GET", state_path, api.get(state_path))
+        failures += _valid(spec, "GET", feed_path, api.get(feed_path, limit=500))
+    record_path = f"/api/v1/games/{game_id}/record"
+    failures += _valid(spec, "GET", record_path, apis[0].get(record_path))
+    assert not failures, failures[:5]

@@ -6,14 +6,14 @@ hidden field and the extra counts listed in :data:`REDACTION_EXTRAS`). Together 
 table (``games.rules.table``) adds its own shapes to them.
 """
 
-from typing import Final, Literal, NotRequired, TypedDict
+from typing import Annotated, Final, Literal, NotRequired, TypedDict
 
-from games.rules.core import ErrorCode, RulesetTypes
+from games.rules.core import ErrorCode, Range, RulesetTypes
 
 from .commands import COMMAND_CLASSES, SYSTEM_COMMANDS, Command
 from .errors import CATALOGUE
 from .events import EVENT_CLASSES
-from .options import Options
+from .options import MAX_COUNTDOWN, MAX_RETARGETS, Options
 
 ActionKind = Literal["BANG!", "GRAB!", "DUCK!", "CROSSFIRE!", "IN THE FIRE!"]
 Step = Literal["give", "countdown", "choose", "pick", "claim", "grab", "elect"]
@@ -113,12 +113,25 @@ class LooseTriggersView(TypedDict):
     loot_discard: NotRequired[list[int] | None]
 
 
-class LooseTriggersOptions(TypedDict):
-    """A game's options in full (every key, defaults included); on input every key is optional (LT7.1)."""
+class LooseTriggersGameOptions(TypedDict):
+    """The game's own options in full (every key, defaults included; LT7.1), as its GameStarted event
+    records them; on input every key is optional."""
 
-    countdown: int
-    max_retargets: int
+    countdown: Annotated[int, Range(1, MAX_COUNTDOWN)]
+    max_retargets: Annotated[int, Range(0, MAX_RETARGETS)]
     shuffle_seats: bool
+
+
+LooseTriggersOptions = LooseTriggersGameOptions
+
+
+class Setup(TypedDict, total=False):
+    """An operator's setup (the game is then not fair): the seat order (player ids), the Loot deck's order
+    (card ids, top first) and the first Bagman's seat."""
+
+    seats: list[str]
+    loot_deck: list[int]
+    bagman: int
 
 
 class ErrorDetails(TypedDict, total=False):
@@ -131,11 +144,13 @@ TYPES: Final = RulesetTypes(
     name="LooseTriggers",
     prefix="LT",
     view=LooseTriggersView,
-    options=LooseTriggersOptions,
+    options=LooseTriggersGameOptions,
     events=EVENT_CLASSES,
     commands=PLAYER_COMMANDS,
     player_commands=PLAYER_COMMANDS,
-    substitutes={Options: LooseTriggersOptions, bytes: str},
+    substitutes={Options: LooseTriggersGameOptions, bytes: str},
     errors={code: ErrorCode(kind, meaning) for code, (kind, meaning) in CATALOGUE.items()},
     error_details=ErrorDetails,
+    redaction_extras=REDACTION_EXTRAS,
+    setup=Setup,
 )

@@ -4,21 +4,29 @@ once here so that a game adds only its own types (the hosting makes the spec of 
 from __future__ import annotations
 
 import typing
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
-from games.rules.core import RulesetTypes
+from games.rules.core import Range, RulesetTypes
 
 from . import commands, events
 from .errors import ERRORS
-from .options import Options, Settings
+from .options import (
+    MAX_AUTOPILOT_AFTER,
+    MAX_DEADLINE_SECONDS,
+    MAX_EXTENSIONS,
+    Options,
+    Settings,
+)
+
+Seconds = Annotated[int, Range(1, MAX_DEADLINE_SECONDS)]
 
 
 class Absence(TypedDict):
     """Absent players: deadline extensions per seat; deadlines missed in a row before autopilot (null:
     never)."""
 
-    extensions: int
-    autopilot_after: int | None
+    extensions: Annotated[int, Range(0, MAX_EXTENSIONS)]
+    autopilot_after: Annotated[int, Range(1, MAX_AUTOPILOT_AFTER)] | None
 
 
 class PlaySeat(TypedDict):
@@ -51,6 +59,30 @@ class Play(TypedDict):
     seats: list[PlaySeat]
 
 
+class TableSettings(TypedDict):
+    """The table's settings as a game's TableOpened event records them: ``deadlines`` maps each of the
+    game's deadline steps to seconds (null: no deadline; the steps are the keys of the game's
+    ``{Name}Deadlines``), the absence policy, who pauses, the warning (seconds before a deadline; null: a
+    quarter of the step; 0: none) and the longest pause (R7.6)."""
+
+    deadlines: dict[str, Seconds | None]
+    absence: Absence
+    pause_by: Literal["creator", "vote"]
+    warn_before: Annotated[int, Range(0, MAX_DEADLINE_SECONDS)] | None
+    max_pause: Seconds
+
+
+SHARED_NAMES: dict[Any, str] = {
+    TableSettings: "TableSettings",
+    Absence: "TableAbsence",
+    Play: "TablePlay",
+    PlaySeat: "TablePlaySeat",
+}
+"""The spec's names of the TypedDicts every game on the table shares (one component each)."""
+for _td, _name in SHARED_NAMES.items():
+    setattr(_td, "__spec_name__", _name)  # noqa: B010 (read by games.api.schema)
+
+
 def _typeddict(name: str, doc: str, fields: dict[str, Any]) -> Any:
     td: Any = TypedDict(name, fields)  # type: ignore[misc]
     td.__doc__ = doc
@@ -64,7 +96,7 @@ def table_types(game: Any) -> RulesetTypes:
     deadlines = _typeddict(
         f"{name}Deadlines",
         "Seconds each step waits on players (null: no deadline).",
-        dict.fromkeys(game.deadline_steps, int | None),
+        dict.fromkeys(game.deadline_steps, Seconds | None),
     )
     settings = _typeddict(
         f"{name}TableSettings",
@@ -74,16 +106,20 @@ def table_types(game: Any) -> RulesetTypes:
             "deadlines": deadlines,
             "absence": Absence,
             "pause_by": Literal["creator", "vote"],
-            "warn_before": int | None,
-            "max_pause": int,
+            "warn_before": Annotated[int, Range(0, MAX_DEADLINE_SECONDS)] | None,
+            "max_pause": Seconds,
         },
     )
     options = _typeddict(
         f"{name}Options",
-        (rt.options.__doc__ or "").strip()
-        + " Beside the game's own options, the table's: deadlines, absence, pause_by, warn_before, "
-        "max_pause.",
-        {**typing.get_type_hints(rt.options, include_extras=True), **typing.get_type_hints(settings)},
+        f"A `{game.slug}` game's options in full (every key, defaults included; on input every key is "
+        f"optional and takes its default): the game's own (`{rt.options.__name__}`) and the table's, "
+        "`deadlines` (seconds per step, null: none), `absence`, `pause_by`, `warn_before` (seconds before a "
+        "deadline, null: a quarter of the step, 0: no warning) and `max_pause` (seconds, R7.6).",
+        {
+            **typing.get_type_hints(rt.options, include_extras=True),
+            **typing.get_type_hints(settings, include_extras=True),
+        },
     )
     view = _typeddict(
         rt.view.__name__,
@@ -109,7 +145,15 @@ def table_types(game: Any) -> RulesetTypes:
         events=(*rt.events, *events.EVENT_CLASSES),
         commands=(*commands.COMMAND_CLASSES, *rt.player_commands),
         player_commands=(*rt.player_commands, *commands.PLAYER_COMMANDS),
-        substitutes={**rt.substitutes, Options: options, Settings: settings, bytes: str},
+        substitutes={
+            **rt.substitutes,
+            Options: options,
+            Settings: TableSettings,  # in TableOpened: the same shape for every game
+            bytes: str,
+            **({dict[str, Any]: rt.setup} if rt.setup is not None else {}),  # StartGame's setup: the game's
+        },
         errors=errors,
         error_details=rt.error_details,
+        redaction_extras=rt.redaction_extras,
+        setup=rt.setup,
     )

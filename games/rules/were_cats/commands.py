@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .coins import NO_COINS, Coins
+from .coins import KINDS, NO_COINS, Coins
 from .options import Options
 
 
@@ -148,3 +148,7 @@ COMMAND_CLASSES: tuple[type[Command], ...] = (
     Pass,
 )
 SYSTEM_COMMANDS: tuple[type[Command], ...] = (StartGame, Resign)
+FIELD_CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
+    (cls.TYPE, "kind"): KINDS for cls in (ChooseStartingCoins, PopulateCity, TakeVictim, MakeCat)
+}
+"""The values a string field takes (the API's request schema makes them an enum)."""

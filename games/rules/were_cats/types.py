@@ -4,15 +4,15 @@ dataclasses and :data:`.errors.ERRORS`)."""
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, TypedDict
+from typing import Annotated, Any, Final, Literal, TypedDict
 
-from games.rules.core import ErrorCode, RulesetTypes
+from games.rules.core import ErrorCode, Range, RulesetTypes
 
 from .coins import Coins
 from .commands import COMMAND_CLASSES, SYSTEM_COMMANDS
 from .errors import ERRORS
 from .events import EVENT_CLASSES
-from .options import Options
+from .options import MAX_MAX_ROUNDS, Options
 
 Kind = Literal["penny", "nickel", "dime"]
 Phase = Literal["new", "choose", "place", "populate", "act", "over"]
@@ -60,7 +60,10 @@ class WaitingView(TypedDict):
     simultaneous: bool
 
 
-class GameView(TypedDict):
+class WereCatsView(TypedDict):
+    """The game as the viewer may see it: the table is open, so every seat sees the same but ``viewer``
+    (WC4.2); ``seed`` only once over."""
+
     ruleset: Literal["were_cats"]
     started: bool
     over: bool
@@ -85,8 +88,25 @@ class GameView(TypedDict):
     seed: str | None  # only once over
 
 
-class OptionsJSON(TypedDict):
-    max_rounds: int
+GameView = WereCatsView
+
+
+class WereCatsGameOptions(TypedDict):
+    """The game's own options in full (WC4.1), as its GameStarted event records them; on input every key is
+    optional."""
+
+    max_rounds: Annotated[int, Range(1, MAX_MAX_ROUNDS)]
+
+
+OptionsJSON = WereCatsGameOptions
+
+
+class Setup(TypedDict, total=False):
+    """An operator's setup (the game is then not fair): the seat order (player ids) and the first seat to
+    choose its starting coins (WC1.3)."""
+
+    seats: list[str]
+    first_seat: int
 
 
 class ErrorDetails(TypedDict, total=False):
@@ -100,12 +120,13 @@ PLAYER_COMMANDS: Final[tuple[type[Any], ...]] = tuple(c for c in COMMAND_CLASSES
 TYPES: Final = RulesetTypes(
     name="WereCats",
     prefix="WC",
-    view=GameView,
-    options=OptionsJSON,
+    view=WereCatsView,
+    options=WereCatsGameOptions,
     events=EVENT_CLASSES,
     commands=PLAYER_COMMANDS,
     player_commands=PLAYER_COMMANDS,
-    substitutes={Options: OptionsJSON, bytes: str, Coins: CoinsView},
+    substitutes={Options: WereCatsGameOptions, bytes: str, Coins: CoinsView},
     errors={code: ErrorCode(kind, meaning) for code, (kind, meaning) in ERRORS.items()},
     error_details=ErrorDetails,
+    setup=Setup,
 )
