@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from games import deadlines, services
+from games import deadlines, loading, roster
 from games.api.commands import kebab
 from games.models import Game, GameStatus
 from games.rules.registry import get_ruleset
@@ -106,15 +106,15 @@ def test_a_table_game_is_served_as_the_spec_says(spec: Spec, ruleset: str, human
         game = Game.objects.get(pk=game_id)
         if game.status == GameStatus.OVER:
             break
-        rs = services.ruleset_for(game)
-        state = services.load_state(game, rs)
+        rs = loading.ruleset_for(game)
+        state = loading.load_state(game, rs)
         moved = False
         for api in apis:
             served = api.get(state_path)
             failures += _valid(spec, "GET", state_path, served)
             seat = served.json()["viewer"]
             command = rs.bot_command(state, seat, strategy="random", salt=sent)
-            if command is None or seat in services.machine_seats(game, rs, state):
+            if command is None or seat in roster.machine_seats(game, rs, state):
                 continue
             request = {k: v for k, v in rs.command_to_json(command).items() if k not in ("type", "reason")}
             path = f"/api/v1/games/{game_id}/commands/{kebab(command.TYPE)}"
@@ -124,7 +124,7 @@ def test_a_table_game_is_served_as_the_spec_says(spec: Spec, ruleset: str, human
             break
         if sent % 10 == 0:
             failures += _valid(spec, "GET", state_path, watcher.get(state_path))
-        if not moved and not services.bots_play(game_id, max_steps=1):  # one bot move: humans may answer
+        if not moved and not bots.bots_play(game_id, max_steps=1):  # one bot move: humans may answer
             assert game.deadline_at is not None, "nobody can move and no deadline runs"
             deadlines.sweep(now=game.deadline_at + timedelta(seconds=1))
         assert not failures, failures[:5]

@@ -447,10 +447,11 @@ def test_a_generated_client_plays_a_table_game(
     """A Loose Triggers or a Were-cats game: the creator's seat is played through the generated client (typed
     options, state, commands), the others by bots; the record and the feed parse into the game's own event
     and command classes (rulesets reuse type names: the client must not take one for GoodCritters')."""
-    from games import deadlines, services
+    from games import deadlines
     from games.api.bindings import ruleset_types
     from games.api.examples import TABLE_OPTIONS
     from games.models import Game, GameStatus
+    from games.services import bots
 
     pkg = client_package
     models = sub(pkg, "models")
@@ -496,7 +497,7 @@ def test_a_generated_client_plays_a_table_game(
             assert isinstance(r.parsed, models.Problem), r.content  # the rules refused: a typed problem
             refused += 1
         log.append((view.version, step and step[0], view.waiting and view.waiting.step))
-        if services.bots_play(game_id, max_steps=1):  # one bot move: the seat may answer it
+        if bots.bots_play(game_id, max_steps=1):  # one bot move: the seat may answer it
             log.append("bot")
             continue
         game = Game.objects.get(pk=game_id)
