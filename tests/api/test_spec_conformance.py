@@ -124,7 +124,7 @@ def test_a_table_game_is_served_as_the_spec_says(spec: Spec, ruleset: str, human
             break
         if sent % 10 == 0:
             failures += _valid(spec, "GET", state_path, watcher.get(state_path))
-        if not moved and not bots.bots_play(game_id, max_steps=1):  # one bot move: humans may answer
+        if not moved and not bots_play(game_id, max_steps=1):  # one bot move: humans may answer
             assert game.deadline_at is not None, "nobody can move and no deadline runs"
             deadlines.sweep(now=game.deadline_at + timedelta(seconds=1))
         assert not failures, failures[:5]
