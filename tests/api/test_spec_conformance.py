@@ -12,6 +12,7 @@ from games import deadlines, loading, roster
 from games.api.commands import kebab
 from games.models import Game, GameStatus
 from games.rules.registry import get_ruleset
+from games.services.bots import bots_play
 from tests.conftest import Api, Table, assert_problem, event_rows, make_api
 from tests.spec_tools import Spec
 
