@@ -74,11 +74,11 @@ WC_ANY_STEP: list[Case] = [
     ("set-ready", {"ready": True}, 409, "wrong_step", None),  # no step with ready flags in Were-cats
 ]
 WC_CHOOSER_AT_SETUP: list[Case] = [
-    ("choose-starting-coins", {"kind": "quarter"}, 422, "invalid_kind", None),
+    ("choose-starting-coins", {"kind": "quarter"}, 422, "validation_error", "kind"),  # an enum in the spec
     ("choose-starting-coins", {}, 422, "validation_error", "kind"),
 ]
 WC_AT_POPULATE: list[Case] = [
-    ("populate-city", {"kind": "quarter"}, 422, "invalid_kind", None),
+    ("populate-city", {"kind": "quarter"}, 422, "validation_error", "kind"),  # an enum in the spec
     ("populate-city", {"kind": "penny", "reason": "timeout"}, 422, "validation_error", "reason"),
 ]
 GC_CASES: list[Case] = [
