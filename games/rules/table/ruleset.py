@@ -15,11 +15,12 @@ extensions and messages work as for GoodCritters (RULES.md R7, rulings 28 and 31
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-from games.rules.core import JSON, Context, RulesetTypes, Seat, Viewer, Waiting
+from games.rules.core import JSON, Context, InvalidOptions, RulesetTypes, Seat, Viewer, Waiting
 
 from . import commands as cmd
 from . import events as ev
@@ -189,6 +190,8 @@ class Table:
         self.event_classes: tuple[type[Any], ...] = (*game.event_classes, *ev.EVENT_CLASSES)
         self.types = _types(game)
         self._codec = serde.codec(self.parse_options, self.options_to_json)
+        # every option a client may send: the game's own (its options' JSON shape) and the table's
+        self._option_keys = frozenset((*typing.get_type_hints(game.types.options), *TABLE_KEYS))
         self._initial = TableState(game=game.initial_state())
         self._step = getattr(game, "step", None)  # decide + the state after, when the game offers it
         self._last: tuple[Any, Step | None] = (None, None)
@@ -208,9 +211,11 @@ class Table:
         if isinstance(raw, Options):
             return raw
         if not isinstance(raw, Mapping):
-            from games.rules.core import InvalidOptions
-
             raise InvalidOptions("options must be a JSON object")
+        for key in raw:
+            if key not in self._option_keys:
+                known = ", ".join(sorted(self._option_keys))
+                raise InvalidOptions(f"unknown option {key!r} (options: {known})", key=str(key))
         settings = parse_settings(raw, self.game.deadline_steps)
         game = self.game.parse_options({k: v for k, v in raw.items() if k not in TABLE_KEYS})
         return Options(settings=settings, game=game)

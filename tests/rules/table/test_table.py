@@ -121,12 +121,16 @@ def test_the_table_options_sit_beside_the_games_and_are_validated_r7_1() -> None
         ({"pause_by": "anyone"}, "pause_by"),
         ({"max_pause": 0}, "max_pause"),
         ({"max_rounds": 0}, "max_rounds"),
-        ({"countdown": 10}, "countdown"),
+        ({"countdown": 10}, "countdown"),  # a Loose Triggers option
     ):
         with pytest.raises(RuleError) as info:
             rs.parse_options(bad)
         assert info.value.code == "invalid_options"
         assert info.value.details.get("key") == key, bad
+    with pytest.raises(RuleError) as info:
+        rs.parse_options({"nope": 1})
+    assert "deadlines" in info.value.message  # an unknown key's message names the table's options too
+    assert "max_rounds" in info.value.message
 
 
 # --------------------------------------------------------------------------------------------------
