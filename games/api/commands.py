@@ -73,10 +73,16 @@ def _field_for(
         return StrictCharField(
             max_length=MAX_TEXT, allow_blank=True, trim_whitespace=False, help_text=help_text, **kwargs
         )
+    if origin is list and len(args) == 1:
+        child = _field_for(args[0], choices=None, help_text="")
+        return serializers.ListField(child=child, max_length=MAX_LIST, help_text=help_text, **kwargs)
     if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
         child = _field_for(args[0], choices=None, help_text="")
         return serializers.ListField(child=child, max_length=MAX_LIST, help_text=help_text, **kwargs)
     raise TypeError(f"no API field for {tp!r}")
+
+
+field_for = _field_for  # the API field of a Python type (lobby inputs use it too)
 
 
 def _nested(td: Any, *, help_text: str, **kwargs: Any) -> serializers.Field:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
@@ -15,6 +16,8 @@ from critters_api.serializers import (
     StrictIntegerField,
     StrictSerializer,
 )
+from games.api.bindings import ruleset_types
+from games.api.commands import field_for
 from games.models import GameStatus
 from games.rules.registry import RULESETS
 from games.services.lobby import BOT_STRATEGIES
@@ -35,8 +38,10 @@ class OptionsOutputField(serializers.JSONField):
     """A game's options in full (``GameOptions``)."""
 
 
-class OperatorSetupInput(StrictSerializer):
-    """Operators only: fix the seed and/or the deal and seat order. The game is then marked `fair: false`."""
+class _OperatorSetupBase(StrictSerializer):
+    """Operators only: fix the seed and/or the deal and seat order. The game is then marked `fair: false`.
+    Besides ``seed`` and ``seat_order``, the keys of the game's own setup (each ruleset's ``Setup`` type):
+    a key another ruleset's game does not know is refused with 422 ``invalid_setup``."""
 
     seed = StrictCharField(
         required=False, min_length=64, max_length=64, help_text="32 bytes as 64 hex digits (else random)."
@@ -47,20 +52,6 @@ class OperatorSetupInput(StrictSerializer):
         max_length=64,
         help_text="Lobby seat indexes in the order they sit (seat 0 first).",
     )
-    stashes = serializers.ListField(
-        child=serializers.ListField(child=StrictIntegerField(min_value=0, max_value=10_000), max_length=200),
-        required=False,
-        max_length=64,
-        help_text="The starting Stash (card ids) of each seat.",
-    )
-    pile = serializers.ListField(
-        child=StrictIntegerField(min_value=0, max_value=10_000),
-        required=False,
-        max_length=1000,
-        help_text="The deck order, top first.",
-    )
-    boss = StrictIntegerField(required=False, min_value=0, max_value=63, help_text="The first Boss's seat.")
-
     def validate_seed(self, value: str) -> str:
         try:
             bytes.fromhex(value)
@@ -86,6 +77,32 @@ _SEATS_HELP = (
 )
 class SeatsField(StrictIntegerField):
     """The ruleset checks its own range (422 ``invalid_seats``); the spec declares the widest one."""
+
+
+def _setup_fields() -> dict[str, Any]:
+    """Every ruleset's setup keys (but the seat order and the seed, given above), typed from its ``Setup``."""
+    owners: dict[str, list[str]] = {}
+    types: dict[str, Any] = {}
+    for slug in sorted(RULESETS):
+        rt = ruleset_types(slug)
+        if rt is None or rt.setup is None:
+            continue
+        for key, tp in typing.get_type_hints(rt.setup).items():
+            if key in ("seats", "fixed_seed"):
+                continue
+            owners.setdefault(key, []).append(slug)
+            types.setdefault(key, tp)
+    return {
+        key: field_for(tp, choices=None, help_text=f"Ruleset {', '.join(owners[key])}.", required=False)
+        for key, tp in types.items()
+    }
+
+
+OperatorSetupInput = type(
+    "OperatorSetupInput",
+    (_OperatorSetupBase,),
+    {**_setup_fields(), "__doc__": _OperatorSetupBase.__doc__, "__module__": __name__},
+)
 
 
 class GameCreateInput(StrictSerializer):

@@ -303,7 +303,7 @@ class GamesView(APIView):
         setup = None
         if "setup" in v:
             s = v["setup"]
-            deck = {k: s[k] for k in ("stashes", "pile", "boss") if k in s}
+            deck = {k: v for k, v in s.items() if k not in ("seed", "seat_order")}  # the game's own keys
             setup = lobby.OperatorSetup(
                 seed=bytes.fromhex(s["seed"]) if "seed" in s else None,
                 seat_order=tuple(s["seat_order"]) if "seat_order" in s else None,

@@ -147,6 +147,16 @@ class GoodCrittersOptions(TypedDict):
     max_pause: NotRequired[int]  # R7.6: in games under rules 3 and later (ruling 32)
 
 
+class Setup(TypedDict, total=False):
+    """An operator's setup (the game is then not fair): the seat order (player ids), the starting Stash (card
+    ids) of each seat with the pile (card ids, top first, The Fuzz! = 140 included), the first Boss's seat."""
+
+    seats: list[str]
+    stashes: list[list[int]]
+    pile: list[int]
+    boss: int
+
+
 class ErrorDetails(TypedDict, total=False):
     """What a rule error adds: ``key`` (invalid_options: the option, dotted), ``step`` (wrong_step: the
     current step), ``card`` (card_not_in_stash)."""
@@ -167,4 +177,5 @@ TYPES = RulesetTypes(
     substitutes={Options: GoodCrittersOptions, bytes: str},
     errors=ERRORS,
     error_details=ErrorDetails,
+    setup=Setup,
 )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from games.rules.core import JSON, Context, InvalidOptions, RulesetTypes, Seat, Viewer, Waiting
@@ -559,6 +559,9 @@ class Table:
         fixed = rest.pop("fixed_seed", False)
         if type(fixed) is not bool:
             fail("invalid_setup", "setup 'fixed_seed' must be true or false")
+        if rest:  # the game checks an operator's setup now, in full: refused before anything is made
+            start = self.game.start_command(players, opts.game, bytes(seed), rest, fixed_seed=fixed)
+            self.game.decide(self.game.initial_state(), start, Context(now=datetime(2000, 1, 1, tzinfo=UTC)))
         return cmd.StartGame(
             seat=None,
             players=tuple(players),
