@@ -52,6 +52,7 @@ class _OperatorSetupBase(StrictSerializer):
         max_length=64,
         help_text="Lobby seat indexes in the order they sit (seat 0 first).",
     )
+
     def validate_seed(self, value: str) -> str:
         try:
             bytes.fromhex(value)
