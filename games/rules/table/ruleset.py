@@ -184,7 +184,6 @@ class Table:
         clash = set(self._game_commands) & serde.COMMAND_TYPES
         if clash:
             raise ValueError(f"{game.slug}: command types {sorted(clash)} are the table's")
-        clash = set(game.deadline_steps) & set(TABLE_KEYS)
         self._game_command_types = tuple(game.player_commands)
         self.player_commands: tuple[type[Any], ...] = (*game.player_commands, *cmd.PLAYER_COMMANDS)
         self.event_classes: tuple[type[Any], ...] = (*game.event_classes, *ev.EVENT_CLASSES)
@@ -301,7 +300,8 @@ class Table:
         state = run.state
         if state.misses[seat] and not state.autopilot[seat]:  # by itself, not the autopilot's bot
             run.emit(ev.PlayerReturned(seat=seat))
-        if w is not None and w.ready and state.ready[seat] and w.step_no == state.step_no:
+        now = self._waiting(state.game)
+        if w is not None and w.ready and state.ready[seat] and now is not None and now.step_no == w.step_no:
             run.emit(ev.ReadySet(seat=seat, ready=False))  # any change clears the seat's ready flag (R2.4)
         self._settle(run)
 
