@@ -210,8 +210,10 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "GoodCritters play-by-web API",
     "DESCRIPTION": (
-        "Event-sourced REST API for playing GoodCritters by web. Every error is `application/problem+json` "
-        "(RFC 9457) with a stable machine `code`. Authenticate with `Authorization: Bearer <token>`."
+        "Event-sourced REST API for playing divide-the-loot games by web: GoodCritters (`goodcritters`), "
+        "Loose Triggers, Smoking Barrels (`loose_triggers`) and Were-cats (`were_cats`); a game's `ruleset` "
+        "says which (`POST /games` takes it). Every error is `application/problem+json` (RFC 9457) with a "
+        "stable machine `code`. Authenticate with `Authorization: Bearer <token>`."
     ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
