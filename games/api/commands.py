@@ -26,6 +26,8 @@ from .bindings import all_player_commands, field_choices, ruleset_types
 MAX_INT = 2**31 - 1
 MAX_LIST = 200
 MAX_TEXT = 2000
+MAX_ITEM_TEXT = 100  # a string in a list
+MAX_SEATS = 64  # a list per seat
 
 
 def kebab(name: str) -> str:
@@ -73,13 +75,23 @@ def _field_for(
         return StrictCharField(
             max_length=MAX_TEXT, allow_blank=True, trim_whitespace=False, help_text=help_text, **kwargs
         )
-    if origin is list and len(args) == 1:
-        child = _field_for(args[0], choices=None, help_text="")
-        return serializers.ListField(child=child, max_length=MAX_LIST, help_text=help_text, **kwargs)
-    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
-        child = _field_for(args[0], choices=None, help_text="")
-        return serializers.ListField(child=child, max_length=MAX_LIST, help_text=help_text, **kwargs)
+    if (origin is list and len(args) == 1) or (origin is tuple and len(args) == 2 and args[1] is Ellipsis):
+        return _list_field(args[0], help_text=help_text, **kwargs)
     raise TypeError(f"no API field for {tp!r}")
+
+
+def _list_field(item: Any, *, help_text: str, **kwargs: Any) -> serializers.Field:
+    """A list. Its largest valid body must stay well under the request size limit (else a valid request
+    would get a 413): a string item is short (an id, a source), a list of lists has one per seat at most."""
+    if item is str:
+        child: serializers.Field = StrictCharField(
+            max_length=MAX_ITEM_TEXT, allow_blank=True, trim_whitespace=False
+        )
+        return serializers.ListField(child=child, max_length=MAX_LIST, help_text=help_text, **kwargs)
+    nested = typing.get_origin(item) in (list, tuple)
+    child = _field_for(item, choices=None, help_text="")
+    limit = MAX_SEATS if nested else MAX_LIST
+    return serializers.ListField(child=child, max_length=limit, help_text=help_text, **kwargs)
 
 
 field_for = _field_for  # the API field of a Python type (lobby inputs use it too)
