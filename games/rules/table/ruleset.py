@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
-from games.rules.core import JSON, Context, InvalidOptions, RulesetTypes, Seat, Viewer, Waiting
+from games.rules.core import JSON, Context, InvalidOptions, Seat, Viewer, Waiting
 
 from . import commands as cmd
 from . import events as ev
@@ -29,6 +29,7 @@ from .errors import ERRORS, fail
 from .game import Game, Step
 from .options import TABLE_KEYS, Options, Settings, parse_settings, settings_to_json
 from .state import TableState, setitem
+from .types import table_types
 
 SETTLE_LIMIT: Final = 100_000  # defaults played in one go, at most (a game that never settles is a bug)
 RULES_VERSION: Final = "1"
@@ -187,7 +188,7 @@ class Table:
         self._game_command_types = tuple(game.player_commands)
         self.player_commands: tuple[type[Any], ...] = (*game.player_commands, *cmd.PLAYER_COMMANDS)
         self.event_classes: tuple[type[Any], ...] = (*game.event_classes, *ev.EVENT_CLASSES)
-        self.types = _types(game)
+        self.types = table_types(game)  # the game's JSON shapes plus the table's
         self._codec = serde.codec(self.parse_options, self.options_to_json)
         # every option a client may send: the game's own (its options' JSON shape) and the table's
         self._option_keys = frozenset((*typing.get_type_hints(game.types.options), *TABLE_KEYS))
@@ -821,13 +822,6 @@ _PLAYER: Final[dict[type[Any], Any]] = {
 }
 _WHILE_PAUSED: Final = (cmd.SendMessage, cmd.Resign, cmd.TakeBackSeat, cmd.VotePause)
 _TABLE_COMMANDS: Final = frozenset(cmd.COMMAND_CLASSES)
-
-
-def _types(game: Game[Any]) -> RulesetTypes:
-    """The game's JSON shapes plus the table's: its events and commands, its options, its errors."""
-    from .types import table_types
-
-    return table_types(game)
 
 
 __all__ = ["ERRORS", "Settings", "Table", "pause_end"]
