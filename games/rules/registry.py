@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any, Final
 
 from games.rules.core import Ruleset
-from games.rules.goodcritters.ruleset import RULESET as GOODCRITTERS
+from games.rules.goodcritters.game import GAME as GOODCRITTERS
 from games.rules.loose_triggers.game import GAME as LOOSE_TRIGGERS
 from games.rules.table.ruleset import Table
 from games.rules.were_cats.game import GAME as WERE_CATS
 
 RULESETS: Final[dict[str, Ruleset[Any]]] = {
-    GOODCRITTERS.slug: GOODCRITTERS,
+    GOODCRITTERS.slug: Table(GOODCRITTERS),
     LOOSE_TRIGGERS.slug: Table(LOOSE_TRIGGERS),
     WERE_CATS.slug: Table(WERE_CATS),
 }

@@ -289,16 +289,13 @@ def test_lobby_refusals_do_not_start_anything(alice: Api) -> None:
     assert not Game.objects.exists()
 
 
-def test_a_bad_operator_setup_is_refused_at_start_with_nothing_applied() -> None:
+def test_a_bad_operator_setup_is_refused_before_anything_is_made() -> None:
+    """The table's ruling 8, GoodCritters included since it is on the table: an operator's deck is checked in
+    full when the game is created (here: a pile without the starting Stashes, R1.3), not at its start."""
     op = make_api(staff=True)
     r = op.post("/api/v1/games", {"seats": 4, "bots": ["sensible"] * 2, "setup": {"pile": [1, 2, 3]}})
-    assert r.status_code == 201, r.content
-    game_id = r.json()["id"]
-    op.post(f"/api/v1/games/{game_id}/bots", {"strategy": "random"})
-    game = Game.objects.get(pk=game_id)
-    assert game.status == "open"
-    assert game.version == 0
-    assert event_rows(game_id) == []
+    assert_problem(r, 422, "invalid_setup")
+    assert not Game.objects.exists()
 
 
 def test_table_for_five_rejects_cross_game_commands() -> None:

@@ -19,8 +19,6 @@ from games.api import examples
 from games.api.bindings import ruleset_types
 from games.api.commands import snake
 from games.rules.core import Context, RuleError
-from games.rules.goodcritters.options import DEFAULT_OPTIONS, options_to_json, parse_options
-from games.rules.goodcritters.serde import command_to_json
 from games.rules.registry import RULESETS, get_ruleset
 from games.rules.simulate import play_game
 from tests.spec_tools import Spec
@@ -142,15 +140,15 @@ def test_the_rulesets_json_validates_against_the_generated_types(spec: Spec) -> 
             seat = i % (n + 1) - 1  # one viewer per event, in turn (-1: a spectator)
             failures += spec.errors(view, rs.view_for(state, None if seat < 0 else seat))
         for cmd in commands:
-            failures += spec.errors(command, {**command_to_json(cmd), "seat": cmd.seat})
+            failures += spec.errors(command, {**rs.command_to_json(cmd), "seat": cmd.seat})
         assert not failures, failures[:10]
     failures += spec.errors(
-        {"$ref": "#/components/schemas/GoodCrittersOptions"}, options_to_json(DEFAULT_OPTIONS)
+        {"$ref": "#/components/schemas/GoodCrittersOptions"}, rs.options_to_json(rs.parse_options({}))
     )
-    full = parse_options(
+    full = rs.parse_options(
         {"payoffs": True, "fuzz_depth": [0.1, 0.9], "absence": {"extensions": 0}, "warn_before": 30}
     )
-    failures += spec.errors({"$ref": "#/components/schemas/GoodCrittersOptions"}, options_to_json(full))
+    failures += spec.errors({"$ref": "#/components/schemas/GoodCrittersOptions"}, rs.options_to_json(full))
     assert not failures, failures[:10]
 
 
@@ -436,8 +434,9 @@ def test_options_typed_with_every_key() -> None:
     from games.rules.goodcritters import options as module
     from games.rules.goodcritters.types import GoodCrittersOptions
 
-    assert set(GoodCrittersOptions.__annotations__) == set(options_to_json(DEFAULT_OPTIONS))
-    assert set(GoodCrittersOptions.__annotations__) == set(module._KEYS)
+    rs = get_ruleset("goodcritters")  # the game's own options and the table's, in one object
+    assert set(GoodCrittersOptions.__annotations__) == set(rs.options_to_json(rs.parse_options({})))
+    assert set(GoodCrittersOptions.__annotations__) == {*module._KEYS, *module.TABLE_OPTION_KEYS}
 
 
 def test_the_examples_come_from_a_real_game() -> None:

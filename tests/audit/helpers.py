@@ -10,7 +10,7 @@ from typing import Any
 
 from games.audit import public
 from games.audit.record import Batch, assemble, chain, seat_entries, simulated_record
-from games.audit.verify import event_hash
+from games.audit.verify import event_hash, played_under
 from games.rules.core import Context
 from games.rules.registry import get_ruleset
 from games.rules.simulate import EPOCH, game_seed
@@ -55,7 +55,7 @@ def absent_record(players: int, options: dict[str, Any], *, game_no: int = 0) ->
             apply(rs.command_from_json({"type": "SendMessage", "text": "psst", "to": [2]}, 1), now, 101)
             messaged = True
             continue
-        if players >= 5 and not resigned and state.round == 3:
+        if players >= 5 and not resigned and state.game.round == 3:
             apply(rs.command_from_json({"type": "Resign"}, players - 1), now, 100 + players - 1)
             resigned = True
             continue
@@ -79,7 +79,7 @@ def absent_record(players: int, options: dict[str, Any], *, game_no: int = 0) ->
         "id": 7,
         "name": "absent seat",
         "ruleset": rs.slug,
-        "ruleset_version": rs.version,
+        "ruleset_version": played_under(rs, started),
         "options": rs.options_to_json(rs.parse_options(options)),
         "fair": started["fair"],
         "status": "over",

@@ -225,7 +225,7 @@ def test_a_changed_random_pick_is_caught_r3_6_r8_1(record: dict[str, Any]) -> No
 
     rs = get_ruleset("goodcritters")
     state = rs.fold(rs.event_from_json(e["data"]) for e in record["events"][: rob["seq"] - 1])
-    others = sorted(state.stashes[rob["data"]["victim"]] - {rob["data"]["card"]})
+    others = sorted(state.game.stashes[rob["data"]["victim"]] - {rob["data"]["card"]})
     assert others, "the victim had a single card"
     rob["data"]["card"] = others[0]
     verdict = verify_record(rechain(bad))

@@ -99,7 +99,7 @@ def test_the_values_quoted_in_the_doc_follow_from_the_seed(example: dict[str, An
     rob = events[21]["data"]
     rs = get_ruleset("goodcritters")
     state = rs.fold(rs.event_from_json(e["data"]) for e in events[:21])
-    stash = sorted(state.stashes[3])
+    stash = sorted(state.game.stashes[3])
     block = rng.block(seed, "round/1/rob/1", 0)
     assert block.hex() in doc
     index = int.from_bytes(block[:8], "big") % len(stash)

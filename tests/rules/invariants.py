@@ -7,8 +7,9 @@ from typing import Any
 
 from games.rules.goodcritters import events as e
 from games.rules.goodcritters.cards import FUZZ, LOOT_COUNT, PAYOFF_CARDS_EACH, VALUES
-from games.rules.goodcritters.ruleset import RULESET
 from games.rules.goodcritters.state import OVER, State
+from games.rules.table.state import TableState
+from tests.rules.gc import RULESET
 
 CARD_FIELDS = ("cards", "loot", "card", "give_loot", "take_loot", "stashes", "shares", "pile", "table")
 
@@ -107,9 +108,9 @@ class Oracle:
             if isinstance(event, e.GameStarted):
                 assert (out["pile"], out["types"], out["seed"]) == (None, None, None)
 
-    def check_view(self, state: State, seed_hex: str) -> None:
+    def check_view(self, table: TableState, seed_hex: str) -> None:
         for v in self.viewers:
-            view = RULESET.view_for(state, v)
+            view = RULESET.view_for(table, v)
             assert seed_hex not in json.dumps(view)
             leaked = _cards_in(view) - self.seen[v]
             assert not leaked, f"the view shows {v} cards {sorted(leaked)}"
@@ -119,9 +120,10 @@ class Oracle:
             assert (view["pile"], view["seed"], view["scores"]) == (None, None, None)
 
 
-def check_final(state: State, events: list[Any]) -> None:
+def check_final(table: TableState, events: list[Any]) -> None:
+    state: State = table.game
     assert state.phase == OVER
-    assert RULESET.fold(events) == state
+    assert RULESET.fold(events) == table
     ended = events[-1]
     assert isinstance(ended, e.GameEnded)
     assert list(ended.scores) == [
@@ -132,6 +134,6 @@ def check_final(state: State, events: list[Any]) -> None:
         best = max(ended.scores[s] for s in eligible)
         assert ended.winners == tuple(s for s in eligible if ended.scores[s] == best)
     for v in (None, 0):
-        full = RULESET.view_for(state, v)
+        full = RULESET.view_for(table, v)
         assert full["seed"] == state.seed.hex()
         assert all(seat["stash"] is not None for seat in full["seats"])

@@ -16,7 +16,9 @@ import pytest
 
 from games.rules.goodcritters import commands as c
 from games.rules.goodcritters import events as e
-from games.rules.goodcritters.ruleset import RULESET
+from games.rules.table import commands as tc
+from games.rules.table import events as te
+from tests.rules.gc import RULESET
 
 from .helpers import T0, Given, all_to, card, choose_all, default_stash, given, later, make_setup, start
 from .invariants import check_conservation, check_final
@@ -35,11 +37,11 @@ def game(n: int, options: dict[str, Any], *, fuzz_at: int | None = None) -> Give
 
 
 def expire(g: Given, at: datetime) -> Given:
-    return g.when(c.ExpireDeadline(seat=None, step_no=g.state.step_no), now=at).ok()
+    return g.when(tc.ExpireDeadline(seat=None, step_no=g.state.step_no), now=at).ok()
 
 
 def due(g: Given) -> datetime | None:
-    waiting = RULESET.waiting(g.state)
+    waiting = RULESET.waiting(g.table)
     assert waiting is not None
     return waiting.due_at
 
@@ -51,7 +53,7 @@ def play_out(g: Given, seats: tuple[int, ...]) -> Given:
             return g
         moved = False
         for seat in seats:
-            command = RULESET.bot_command(g.state, seat, strategy="sensible", salt=7)
+            command = RULESET.bot_command(g.table, seat, strategy="sensible", salt=7)
             if command is not None:
                 g = g.when(command, now=T0 + timedelta(days=30)).ok()
                 moved = True
@@ -70,12 +72,12 @@ def the_issue_table(*, fuzz_at: int | None = None) -> Given:
     g = all_to(g, 0)
     g = choose_all(g, {0: "vote_yes", 1: "vote_yes", 2: "vote_yes"})  # seat 3 never chooses
     g = expire(g, later(601))
-    assert g.all(e.AutopilotEngaged) == [e.AutopilotEngaged(seat=3, reason="absent")]
+    assert g.all(te.AutopilotEngaged) == [te.AutopilotEngaged(seat=3, reason="absent")]
     assert (g.state.phase, g.state.boss) == ("distribute", 0)
-    g = g.do(c.Resign(seat=1), c.Resign(seat=2), now=later(700))
-    g = g.when(c.VotePause(seat=0, pause=True), now=later(800)).ok()
-    assert g.last(e.GamePaused) == e.GamePaused(at=later(800).isoformat(), by="vote")  # 1 of the 1 voter
-    return g.do(c.Resign(seat=0), now=later(900))  # the Boss: R7.2 deals for them, Step 3 opens
+    g = g.do(tc.Resign(seat=1), tc.Resign(seat=2), now=later(700))
+    g = g.when(tc.VotePause(seat=0, pause=True), now=later(800)).ok()
+    assert g.last(te.GamePaused) == te.GamePaused(at=later(800).isoformat(), by="vote")  # 1 of the 1 voter
+    return g.do(tc.Resign(seat=0), now=later(900))  # the Boss: R7.2 deals for them, Step 3 opens
 
 
 def test_the_issue_game_resumes_after_the_longest_pause_and_finishes_r7_6() -> None:
@@ -85,24 +87,24 @@ def test_the_issue_game_resumes_after_the_longest_pause_and_finishes_r7_6() -> N
     resume; the autopilot then plays seat 3 to the end of the game."""
     g = the_issue_table()
     paused_at = later(800)
-    assert g.state.paused_at == paused_at.isoformat()
+    assert g.table.paused_at == paused_at.isoformat()
     assert g.state.phase == "choose"
     # seat 3's player could still take the seat back and vote: the pause does not end early (ruling 31)
-    assert not g.all(e.GameResumed)
-    assert RULESET.bot_command(g.state, 3, strategy="sensible", salt=7) is None  # the bot waits
+    assert not g.all(te.GameResumed)
+    assert RULESET.bot_command(g.table, 3, strategy="sensible", salt=7) is None  # the bot waits
     assert due(g) == paused_at + WEEK  # the game's one timer: the end of the pause
-    assert RULESET.view_for(g.state, 3)["pause_until"] == (paused_at + WEEK).isoformat()
+    assert RULESET.view_for(g.table, 3)["pause_until"] == (paused_at + WEEK).isoformat()
     assert expire(g, paused_at + WEEK - timedelta(seconds=1)).state == g.state  # not yet
-    g = g.when(c.ExpireDeadline(seat=None, step_no=g.state.step_no), now=paused_at + WEEK).then(
-        e.GameResumed(
+    g = g.when(tc.ExpireDeadline(seat=None, step_no=g.state.step_no), now=paused_at + WEEK).then(
+        te.GameResumed(
             by="limit",
             paused_seconds=int(WEEK.total_seconds()),
             due_at=(paused_at + WEEK + timedelta(seconds=600)).isoformat(),
         )
     )
-    assert g.state.paused_at is None
+    assert g.table.paused_at is None
     g = play_out(g, (3,))
-    check_final(g.state, g.events)
+    check_final(g.table, g.events)
     assert g.last(e.GameEnded).winners == (3,)
 
 
@@ -110,14 +112,14 @@ def test_a_step_opened_during_a_pause_gets_its_full_duration_from_the_resume_r7_
     """Today's bug: the step opened during the pause got its duration plus the whole pause."""
     g = all_to(game(5, {}), 0)
     g = choose_all(g, {0: "vote_yes", 1: "vote_yes", 2: "vote_yes", 3: "vote_yes"})
-    g = g.when(c.PauseGame(seat=None), now=later(100)).ok()
-    g = g.do(c.Resign(seat=4), now=later(200))  # Step 3 closes; the next round opens Step 2, paused
+    g = g.when(tc.PauseGame(seat=None), now=later(100)).ok()
+    g = g.do(tc.Resign(seat=4), now=later(200))  # Step 3 closes; the next round opens Step 2, paused
     opened = g.last(e.StepOpened)
-    assert (opened.step, g.state.paused_at) == ("distribute", later(100).isoformat())
+    assert (opened.step, g.table.paused_at) == ("distribute", later(100).isoformat())
     # it opens as if at the pause's start: while paused, due_at - paused_at is the time it will have left
     assert opened.due_at == (later(100) + timedelta(seconds=3600)).isoformat()
-    g = g.when(c.ResumeGame(seat=None), now=later(1000)).ok()
-    assert g.last(e.GameResumed).due_at == (later(1000) + timedelta(seconds=3600)).isoformat()
+    g = g.when(tc.ResumeGame(seat=None), now=later(1000)).ok()
+    assert g.last(te.GameResumed).due_at == (later(1000) + timedelta(seconds=3600)).isoformat()
     assert due(g) == later(1000) + timedelta(seconds=3600)
 
 
@@ -128,20 +130,20 @@ def test_the_pause_ends_at_once_when_every_seat_has_resigned_r7_6(pause_by: str)
     while it is still paused."""
     g = game(4, {"pause_by": pause_by})
     if pause_by == "creator":
-        g = g.when(c.PauseGame(seat=None), now=later(10)).ok()
+        g = g.when(tc.PauseGame(seat=None), now=later(10)).ok()
     else:
-        g = g.do(*(c.VotePause(seat=s, pause=True) for s in (0, 1, 2)), now=later(10))
-    assert g.state.paused_at == later(10).isoformat()
-    g = g.do(c.Resign(seat=0), c.Resign(seat=1), c.Resign(seat=2), now=later(50))
-    assert g.state.paused_at is not None  # seat 3 could still resume (or is still to be waited for)
-    assert not g.all(e.GameResumed)
-    g = g.when(c.Resign(seat=3), now=later(60)).ok()
+        g = g.do(*(tc.VotePause(seat=s, pause=True) for s in (0, 1, 2)), now=later(10))
+    assert g.table.paused_at == later(10).isoformat()
+    g = g.do(tc.Resign(seat=0), tc.Resign(seat=1), tc.Resign(seat=2), now=later(50))
+    assert g.table.paused_at is not None  # seat 3 could still resume (or is still to be waited for)
+    assert not g.all(te.GameResumed)
+    g = g.when(tc.Resign(seat=3), now=later(60)).ok()
     last = g.since(len(g.events) - 1)
-    batch = g.events[g.events.index(g.last(e.PlayerResigned)) :]
-    assert batch[1] == e.GameResumed(by="resigned", paused_seconds=50, due_at=batch[1].due_at)  # type: ignore[union-attr]
+    batch = g.events[g.events.index(g.last(te.PlayerResigned)) :]
+    assert batch[1] == te.GameResumed(by="resigned", paused_seconds=50, due_at=batch[1].due_at)  # type: ignore[union-attr]
     assert isinstance(last[0], e.GameEnded)
-    check_final(g.state, g.events)
-    assert g.state.paused_at is None
+    check_final(g.table, g.events)
+    assert g.table.paused_at is None
     assert g.last(e.GameEnded).winners == ()
 
 
@@ -153,19 +155,19 @@ def test_a_seat_on_autopilot_can_still_end_the_pause_r7_6(how: str) -> None:
     the pause gets its full 600 s from the resume."""
     g = the_issue_table()
     if how == "take_back":
-        g = g.do(c.TakeBackSeat(seat=3), now=later(5000))
+        g = g.do(tc.TakeBackSeat(seat=3), now=later(5000))
     else:
-        g = g.do(c.HandOverSeat(seat=None, target=3, to="player", player="newcomer"), now=later(5000))
-        assert g.state.players[3] == "newcomer"
-    assert g.state.paused_at is not None
+        g = g.do(tc.HandOverSeat(seat=None, target=3, to="player", player="newcomer"), now=later(5000))
+        assert g.table.players[3] == "newcomer"
+    assert g.table.paused_at is not None
     if how == "hand_over_and_resign":
-        g = g.when(c.Resign(seat=3), now=later(9000)).ok()
-        assert g.all(e.GameResumed)[0].by == "resigned"
+        g = g.when(tc.Resign(seat=3), now=later(9000)).ok()
+        assert g.all(te.GameResumed)[0].by == "resigned"
         assert g.state.phase == "over"  # nobody left: the game played itself to the end
-        check_final(g.state, g.events)
+        check_final(g.table, g.events)
         return
-    g = g.when(c.VotePause(seat=3, pause=False), now=later(9000)).ok()
-    resumed = g.last(e.GameResumed)
+    g = g.when(tc.VotePause(seat=3, pause=False), now=later(9000)).ok()
+    resumed = g.last(te.GameResumed)
     assert (resumed.by, resumed.due_at) == ("vote", (later(9000) + timedelta(seconds=600)).isoformat())
 
 
@@ -174,15 +176,15 @@ def test_votes_already_cast_carry_when_a_voter_resigns_r7_6() -> None:
     are fewer of them, and the votes already cast carry as soon as they are a majority (pause + resignation).
     Before, they waited for a vote that no one was left to cast."""
     g = game(5, {"pause_by": "vote"})
-    g = g.do(c.VotePause(seat=0, pause=True), c.VotePause(seat=1, pause=True), c.Resign(seat=4))
-    assert g.state.paused_at is None  # 2 of 4
-    g = g.when(c.Resign(seat=3), now=later(30)).ok()
-    assert g.events[-1] == e.GamePaused(at=later(30).isoformat(), by="vote")  # 2 of 3
-    g = g.do(c.VotePause(seat=0, pause=False), c.Resign(seat=2), now=later(60))
-    assert g.state.paused_at is not None  # 1 of 2 is no majority
-    g = g.when(c.Resign(seat=1), now=later(90)).ok()
-    assert g.last(e.GameResumed).by == "vote"  # 1 of 1
-    assert g.state.paused_at is None
+    g = g.do(tc.VotePause(seat=0, pause=True), tc.VotePause(seat=1, pause=True), tc.Resign(seat=4))
+    assert g.table.paused_at is None  # 2 of 4
+    g = g.when(tc.Resign(seat=3), now=later(30)).ok()
+    assert g.events[-1] == te.GamePaused(at=later(30).isoformat(), by="vote")  # 2 of 3
+    g = g.do(tc.VotePause(seat=0, pause=False), tc.Resign(seat=2), now=later(60))
+    assert g.table.paused_at is not None  # 1 of 2 is no majority
+    g = g.when(tc.Resign(seat=1), now=later(90)).ok()
+    assert g.last(te.GameResumed).by == "vote"  # 1 of 1
+    assert g.table.paused_at is None
 
 
 def test_votes_already_cast_carry_when_a_seat_goes_on_autopilot_r7_6() -> None:
@@ -190,31 +192,32 @@ def test_votes_already_cast_carry_when_a_seat_goes_on_autopilot_r7_6() -> None:
     majority; the game pauses at the end of the deadline's batch."""
     g = game(4, {"pause_by": "vote", "absence": {"extensions": 0, "autopilot_after": 1}})
     g = all_to(g, 0)
-    g = g.do(c.VotePause(seat=1, pause=True), c.VotePause(seat=2, pause=True))
-    assert g.state.paused_at is None  # 2 of 4
+    g = g.do(tc.VotePause(seat=1, pause=True), tc.VotePause(seat=2, pause=True))
+    assert g.table.paused_at is None  # 2 of 4
     g = choose_all(g, {0: "vote_yes", 1: "vote_yes", 2: "vote_yes"})
     g = expire(g, later(601))
-    assert g.all(e.AutopilotEngaged) == [e.AutopilotEngaged(seat=3, reason="absent")]
-    assert g.events[-1] == e.GamePaused(at=later(601).isoformat(), by="vote")  # 2 of 3
+    assert g.all(te.AutopilotEngaged) == [te.AutopilotEngaged(seat=3, reason="absent")]
+    assert g.events[-1] == te.GamePaused(at=later(601).isoformat(), by="vote")  # 2 of 3
     assert g.last(e.StepOpened).step == "distribute"  # the round was played before the pause
 
 
 def test_max_pause_is_the_game_s_longest_pause_even_without_deadlines_r7_6() -> None:
     g = given(start(4, options={"max_pause": 3600}, setup=make_setup(4, top=TOP6)))
-    assert g.state.options.max_pause == 3600
+    assert g.table.settings is not None
+    assert g.table.settings.max_pause == 3600
     assert due(g) is None  # no step deadlines at all
-    g = g.when(c.PauseGame(seat=None), now=later(10)).ok()
+    g = g.when(tc.PauseGame(seat=None), now=later(10)).ok()
     assert due(g) == later(3610)
-    assert RULESET.view_for(g.state, None)["pause_until"] == later(3610).isoformat()
-    assert RULESET.view_for(g.state, None)["due_at"] is None
-    assert g.when(c.ExpireDeadline(seat=None, step_no=g.state.step_no), now=later(3609)).events() == []
-    stale = c.ExpireDeadline(seat=None, step_no=g.state.step_no + 1)
+    assert RULESET.view_for(g.table, None)["pause_until"] == later(3610).isoformat()
+    assert RULESET.view_for(g.table, None)["due_at"] is None
+    assert g.when(tc.ExpireDeadline(seat=None, step_no=g.state.step_no), now=later(3609)).events() == []
+    stale = tc.ExpireDeadline(seat=None, step_no=g.state.step_no + 1)
     assert g.when(stale, now=later(9999)).events() == []
-    g = g.when(c.ExpireDeadline(seat=None, step_no=g.state.step_no), now=later(3700)).then(
-        e.GameResumed(by="limit", paused_seconds=3690, due_at=None)
+    g = g.when(tc.ExpireDeadline(seat=None, step_no=g.state.step_no), now=later(3700)).then(
+        te.GameResumed(by="limit", paused_seconds=3690, due_at=None)
     )
     assert due(g) is None
-    assert RULESET.view_for(g.state, None)["pause_until"] is None
+    assert RULESET.view_for(g.table, None)["pause_until"] is None
 
 
 def test_a_warning_after_a_pause_is_for_the_moved_deadline_r7_6() -> None:
@@ -223,17 +226,17 @@ def test_a_warning_after_a_pause_is_for_the_moved_deadline_r7_6() -> None:
     (the timer of a paused game is the pause's end)."""
     g = game(4, {"warn_before": 60, "max_pause": 1000})
     step_no = g.state.step_no
-    g = g.when(c.PauseGame(seat=None), now=later(100)).ok()
-    assert RULESET.warn_at(g.state) is None
-    assert g.when(c.WarnDeadline(seat=None, step_no=step_no), now=later(3590)).events() == []
-    assert g.when(c.ExtendDeadline(seat=None, step_no=step_no, seconds=60), now=later(1200)).events() == []
+    g = g.when(tc.PauseGame(seat=None), now=later(100)).ok()
+    assert RULESET.warn_at(g.table) is None
+    assert g.when(tc.WarnDeadline(seat=None, step_no=step_no), now=later(3590)).events() == []
+    assert g.when(tc.ExtendDeadline(seat=None, step_no=step_no, seconds=60), now=later(1200)).events() == []
     g = expire(g, later(1100))
-    assert g.last(e.GameResumed).by == "limit"
+    assert g.last(te.GameResumed).by == "limit"
     moved = T0 + timedelta(seconds=3600 + 1000)
     assert due(g) == moved
-    assert RULESET.warn_at(g.state) == moved - timedelta(seconds=60)
-    g = g.when(c.WarnDeadline(seat=None, step_no=step_no), now=moved - timedelta(seconds=60)).ok()
-    assert g.last(e.DeadlineNear).due_at == moved.isoformat()
+    assert RULESET.warn_at(g.table) == moved - timedelta(seconds=60)
+    g = g.when(tc.WarnDeadline(seat=None, step_no=step_no), now=moved - timedelta(seconds=60)).ok()
+    assert g.last(te.DeadlineNear).due_at == moved.isoformat()
 
 
 OPTIONS_WHEN_ALL_RESIGN = [
@@ -257,8 +260,8 @@ def test_when_every_player_has_resigned_the_boss_stays_with_no_term_bonus_r7_6_r
     g = given(events)
     first_boss = g.state.boss
     for seat in (1, 3, 0, 4, 2):
-        g = g.do(c.Resign(seat=seat))
-    check_final(g.state, g.events)
+        g = g.do(tc.Resign(seat=seat))
+    check_final(g.table, g.events)
     check_conservation(g.state)
     assert not g.all(e.BossChanged)
     assert not g.all(e.BossBonus)
@@ -270,7 +273,7 @@ def test_when_every_player_has_resigned_the_boss_stays_with_no_term_bonus_r7_6_r
 def test_with_one_player_left_the_job_still_passes_to_them_r7_4() -> None:
     """The other side of the same rule: a resigned Boss hands the job on to the one player still playing."""
     g = game(4, {"boss_term_limit": 1})
-    g = g.do(c.Resign(seat=0), c.Resign(seat=1), c.Resign(seat=2))
+    g = g.do(tc.Resign(seat=0), tc.Resign(seat=1), tc.Resign(seat=2))
     g = choose_all(g, {3: "vote_yes"})
     changed = g.all(e.BossChanged)
     assert changed[0] == e.BossChanged(boss=3, previous=0, reason="term_limit")
@@ -284,12 +287,12 @@ def test_a_game_started_under_rules_2_keeps_its_pause_without_limit_ruling_32() 
     data = [RULESET.event_to_json(x) for x in start(4, setup=make_setup(4, top=TOP6))]
     data[0]["v"] = 1
     del data[0]["rules"], data[0]["options"]["max_pause"]
-    events: list[e.Event] = [RULESET.event_from_json(d) for d in data]  # type: ignore[misc]
-    g = given(events).when(c.PauseGame(seat=None), now=later(5)).ok()
+    events: list[e.Event] = [RULESET.event_from_json(d) for d in data]
+    g = given(events).when(tc.PauseGame(seat=None), now=later(5)).ok()
     assert g.state.rules == 2
     assert due(g) is None
-    assert RULESET.view_for(g.state, None)["pause_until"] is None
-    late = c.ExpireDeadline(seat=None, step_no=g.state.step_no)
+    assert RULESET.view_for(g.table, None)["pause_until"] is None
+    late = tc.ExpireDeadline(seat=None, step_no=g.state.step_no)
     assert g.when(late, now=later(5) + 10 * WEEK).events() == []
     assert RULESET.event_to_json(g.events[0]) == data[0]  # written back as it was
 
@@ -346,7 +349,7 @@ def test_logs_written_before_r7_6_fold_exactly_as_before() -> None:
             kinds.add(data["type"])
             assert RULESET.event_to_json(event) == data
             state = RULESET.evolve(state, event)
-            assert state.rules == 2
+            assert state.game.rules == 2
             assert (_digest(RULESET.view_for(state, None)), _digest(RULESET.view_for(state, 0))) == (
                 spectator,
                 seat0,

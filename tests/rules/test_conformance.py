@@ -18,8 +18,10 @@ from games.rules.goodcritters import commands as c
 from games.rules.goodcritters.cards import ACTIONS, FUZZ
 from games.rules.goodcritters.errors import CODES
 from games.rules.goodcritters.options import RULES
-from games.rules.goodcritters.ruleset import RULESET
 from games.rules.goodcritters.state import OVER, State
+from games.rules.table import commands as tc
+from games.rules.table.state import TableState
+from tests.rules.gc import RULESET
 
 from .conformance import Checks, Conformance, Setup, play, setups
 from .conftest import rules_settings
@@ -59,7 +61,7 @@ def random_command(rnd: random.Random, state: State) -> Any:
         lambda: c.ChooseAction(seat=seat, action=rnd.choice([*ACTIONS, "dance"])),
         lambda: c.PlaceThreat(seat=seat, target=rnd.randrange(-1, n + 1)),
         lambda: c.RemoveThreat(seat=seat),
-        lambda: c.SetReady(seat=seat, ready=rnd.random() < 0.5),
+        lambda: tc.SetReady(seat=seat, ready=rnd.random() < 0.5),
         lambda: c.OfferPayoff(
             seat=seat,
             token=rnd.randrange(-1, 3),
@@ -84,10 +86,10 @@ def random_command(rnd: random.Random, state: State) -> Any:
         lambda: c.AcceptTrade(seat=seat, trade_id=rnd.randrange(1, 6), loot=cards()),
         lambda: c.DeclineTrade(seat=seat, trade_id=rnd.randrange(1, 6)),
         lambda: c.WithdrawTrade(seat=seat, trade_id=rnd.randrange(1, 6)),
-        lambda: c.SendMessage(
+        lambda: tc.SendMessage(
             seat=seat, text=rnd.choice(["hi", "", "x" * 2001]), to=rnd.choice([None, (0,), ()])
         ),
-        lambda: c.ExpireDeadline(seat=None, step_no=state.step_no),
+        lambda: tc.ExpireDeadline(seat=None, step_no=state.step_no),
     ]
     return options[kind]()
 
@@ -102,19 +104,20 @@ class GoodCrittersChecks(Checks):
         self.rnd = random.Random(setup.salt ^ 0x5EED)
         self.seed_hex = setup.seed.hex()
 
-    def event(self, before: State, state: State, event: Any, *, heavy: bool) -> None:
+    def event(self, before: TableState, state: TableState, event: Any, *, heavy: bool) -> None:
         if heavy:
-            check_conservation(state)
-            self.oracle.learn(state, event)
-            if state.phase != OVER:
-                self.oracle.check_event(event, state, self.seed_hex)
+            game: State = state.game
+            check_conservation(game)
+            self.oracle.learn(game, event)
+            if game.phase != OVER:
+                self.oracle.check_event(event, game, self.seed_hex)
 
-    def command(self, state: State, *, heavy: bool) -> None:
-        check_conservation(state)
-        if heavy and state.phase != OVER and self.rnd.random() < 0.2:
+    def command(self, state: TableState, *, heavy: bool) -> None:
+        check_conservation(state.game)
+        if heavy and state.game.phase != OVER and self.rnd.random() < 0.2:
             self.oracle.check_view(state, self.seed_hex)
 
-    def final(self, state: State, events: Sequence[Any]) -> None:
+    def final(self, state: TableState, events: Sequence[Any]) -> None:
         check_final(state, list(events))
 
 

@@ -16,8 +16,9 @@ from games.rules.goodcritters.commands import COMMAND_CLASSES
 from games.rules.goodcritters.errors import CODES
 from games.rules.goodcritters.events import EVENT_CLASSES
 from games.rules.goodcritters.options import DEFAULT_OPTIONS, Options
-from games.rules.goodcritters.ruleset import RULESET
 from games.rules.registry import RULESETS, get_ruleset
+from games.rules.table import commands as tc
+from tests.rules.gc import RULESET
 
 from .conftest import rules_settings
 from .helpers import T0
@@ -31,12 +32,13 @@ def test_the_registry_serves_goodcritters() -> None:
 
 
 def test_default_options_are_the_base_game() -> None:
-    options = RULESET.parse_options({})
+    parsed = RULESET.parse_options({})
+    options, settings = parsed.game, parsed.settings  # GoodCritters' own, and the table's
     assert options == DEFAULT_OPTIONS == Options()
     assert (options.payoffs, options.boss_term_limit, options.fuzz_depth) == (False, None, "standard")
     assert (options.no_vote_rule, options.shuffle_seats, options.timeout_action) == ("english", False, "none")
-    assert (options.deadline_distribute, options.deadline_choose) == (None, None)
-    assert options.max_pause == 7 * 24 * 3600  # R7.6: the longest pause, a week by default
+    assert (settings.deadline("distribute"), settings.deadline("choose")) == (None, None)
+    assert settings.max_pause == 7 * 24 * 3600  # R7.6: the longest pause, a week by default
 
 
 def test_options_round_trip_through_json() -> None:
@@ -57,7 +59,7 @@ def test_options_round_trip_through_json() -> None:
     assert RULESET.options_to_json(options) == raw
     assert RULESET.parse_options(json.loads(json.dumps(RULESET.options_to_json(options)))) == options
     with pytest.raises(AttributeError):
-        options.payoffs = False  # type: ignore[misc]
+        options.game.payoffs = False
 
 
 @pytest.mark.parametrize(
@@ -126,7 +128,7 @@ def test_every_event_type_has_a_stable_name_and_version() -> None:
         c.ChooseAction(seat=1, action="rob"),
         c.PlaceThreat(seat=1, target=2),
         c.RemoveThreat(seat=1),
-        c.SetReady(seat=1, ready=False),
+        tc.SetReady(seat=1, ready=False),
         c.OfferPayoff(seat=1, token=1, side="no", target=2, loot=(5, 6), visibility="peek", payoff_cards=2),
         c.WithdrawPayoff(seat=1, token=0),
         c.GiveGift(seat=1, to=2, loot=(5,), payoff_cards=0),
@@ -134,9 +136,9 @@ def test_every_event_type_has_a_stable_name_and_version() -> None:
         c.AcceptTrade(seat=2, trade_id=3, loot=(9,)),
         c.DeclineTrade(seat=2, trade_id=3),
         c.WithdrawTrade(seat=1, trade_id=3),
-        c.Resign(seat=4),
-        c.SendMessage(seat=1, text="hello", to=(2, 3)),
-        c.ExpireDeadline(seat=None, step_no=4),
+        tc.Resign(seat=4),
+        tc.SendMessage(seat=1, text="hello", to=(2, 3)),
+        tc.ExpireDeadline(seat=None, step_no=4),
     ],
 )
 def test_commands_round_trip_through_json(command: Any) -> None:
@@ -146,8 +148,8 @@ def test_commands_round_trip_through_json(command: Any) -> None:
 
 
 def test_optional_command_fields_take_defaults() -> None:
-    assert RULESET.command_from_json({"type": "SetReady"}, 2) == c.SetReady(seat=2, ready=True)
-    assert RULESET.command_from_json({"type": "SendMessage", "text": "hi"}, 0) == c.SendMessage(
+    assert RULESET.command_from_json({"type": "SetReady"}, 2) == tc.SetReady(seat=2, ready=True)
+    assert RULESET.command_from_json({"type": "SendMessage", "text": "hi"}, 0) == tc.SendMessage(
         seat=0, text="hi", to=None
     )
 
@@ -309,7 +311,7 @@ def test_game_started_is_written_as_its_rules_have_it_ruling_32(rules: int) -> N
     started = RULESET.decide(RULESET.initial_state(), command, Context(now=T0))[0]
     data = RULESET.event_to_json(started)
     assert RULESET.event_from_json(json.loads(json.dumps(data))) == started
-    assert RULESET.fold([started]).rules == rules
+    assert RULESET.fold([started]).game.rules == rules
     if rules == 2:
         assert data["v"] == 1
         assert "rules" not in data

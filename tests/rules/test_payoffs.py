@@ -7,7 +7,9 @@ import pytest
 from games.rules import rng
 from games.rules.goodcritters import commands as c
 from games.rules.goodcritters import events as e
-from games.rules.goodcritters.ruleset import RULESET
+from games.rules.table import commands as tc
+from games.rules.table import events as te
+from tests.rules.gc import RULESET
 
 from .helpers import Given, all_to, card, choose_all, default_stash, given, make_setup, start
 
@@ -61,13 +63,13 @@ def test_a_payoff_bundle_leaves_the_stash_and_comes_back_when_withdrawn_r6_1() -
 def test_placing_a_token_again_replaces_its_bundle_and_clears_both_targets_r6_1_r2_4() -> None:
     g = step3().do(
         c.ChooseAction(seat=2, action="vote_yes"),
-        c.SetReady(seat=2),
+        tc.SetReady(seat=2),
         c.ChooseAction(seat=3, action="vote_yes"),
-        c.SetReady(seat=3),
+        tc.SetReady(seat=3),
     )
     g = g.do(c.OfferPayoff(seat=1, token=0, side="yes", target=2, payoff_cards=5))
     assert not g.state.ready[2]
-    g = g.do(c.SetReady(seat=2), c.OfferPayoff(seat=1, token=0, side="no", target=3, payoff_cards=4))
+    g = g.do(tc.SetReady(seat=2), c.OfferPayoff(seat=1, token=0, side="no", target=3, payoff_cards=4))
     assert g.last(e.PayoffOffered).unready == (2, 3)
     assert g.state.payoff_cards[1] == 1
     bundle = g.state.bundle(1, 0)
@@ -101,7 +103,7 @@ def test_bundle_loot_is_open_peek_or_hidden_r6_2(visibility: str, sees: set[int 
         out = shown(offered, viewer)
         assert (out["loot"] is not None) == (viewer in sees)
         assert (out["loot_count"], out["payoff_cards"], out["side"]) == (2, 1, "no")
-        bundle = RULESET.view_for(g.state, viewer)["payoffs"][0]
+        bundle = RULESET.view_for(g.table, viewer)["payoffs"][0]
         assert (bundle["loot"] is not None) == (viewer in sees)
         assert bundle["loot_count"] == 2
     if visibility != "open":
@@ -202,14 +204,14 @@ def test_trades_can_be_declined_or_withdrawn_and_lapse_when_the_step_closes_r6_4
 
 
 def test_messages_are_part_of_the_record_public_or_private_r6_5() -> None:
-    g = step2().do(c.SendMessage(seat=1, text="Trust me!"), c.SendMessage(seat=1, text="psst", to=(2,)))
-    public, private = g.all(e.MessageSent)
+    g = step2().do(tc.SendMessage(seat=1, text="Trust me!"), tc.SendMessage(seat=1, text="psst", to=(2,)))
+    public, private = g.all(te.MessageSent)
     assert shown(public, None)["text"] == "Trust me!"
     assert shown(private, 2)["text"] == "psst"
     assert shown(private, 1)["text"] == "psst"
     assert shown(private, 3)["text"] is None
     assert shown(private, None)["to"] is None
-    g.when(c.SendMessage(seat=1, text="   ")).raises("invalid_message")
-    g.when(c.SendMessage(seat=1, text="x" * 2001)).raises("invalid_message")
-    g.when(c.SendMessage(seat=1, text="hi", to=(1,))).raises("invalid_message")
-    g.when(c.SendMessage(seat=1, text="hi", to=())).raises("invalid_message")
+    g.when(tc.SendMessage(seat=1, text="   ")).raises("invalid_message")
+    g.when(tc.SendMessage(seat=1, text="x" * 2001)).raises("invalid_message")
+    g.when(tc.SendMessage(seat=1, text="hi", to=(1,))).raises("invalid_message")
+    g.when(tc.SendMessage(seat=1, text="hi", to=())).raises("invalid_message")

@@ -7,6 +7,8 @@ import pytest
 from games.rules.goodcritters import commands as c
 from games.rules.goodcritters import events as e
 from games.rules.goodcritters.cards import FUZZ
+from games.rules.table import commands as tc
+from tests.rules.gc import RULESET
 
 from .helpers import Given, all_to, card, choose_all, default_stash, given, make_setup, start
 
@@ -30,7 +32,8 @@ def test_step_1_turns_over_players_plus_two_cards_r2_1(n: int) -> None:
     assert g.state.pile_size == 140 - 4 * n + 1 - (n + 2)
     opened = g.last(e.StepOpened)
     assert (opened.step, opened.step_no, opened.due_at) == ("distribute", 1, None)
-    waiting = __import__("games.rules.goodcritters.ruleset", fromlist=["RULESET"]).RULESET.waiting(g.state)
+    waiting = RULESET.waiting(g.table)
+    assert waiting is not None
     assert waiting.seats == frozenset({0})
 
 
@@ -92,59 +95,59 @@ def test_a_threat_marker_goes_in_front_of_another_player_and_can_move_r2_3() -> 
 def test_step_3_closes_when_everyone_has_chosen_and_is_ready_r2_4() -> None:
     """R2.4: the step closes when every player has chosen and is ready, not before."""
     g = step3()
-    g.when(c.SetReady(seat=1)).raises("action_not_chosen")
+    g.when(tc.SetReady(seat=1)).raises("action_not_chosen")
     g = choose_all(g, dict.fromkeys(range(4), "vote_yes"))
     assert g.state.phase == "choose"
     g = g.do(c.ChooseAction(seat=4, action="vote_yes"))
     assert g.state.phase == "choose"
-    g = g.do(c.SetReady(seat=4))
+    g = g.do(tc.SetReady(seat=4))
     assert g.all(e.StepClosed)[-1].reason == "ready"
     assert g.state.round == 2
 
 
 def test_any_change_clears_ones_own_ready_flag_r2_4() -> None:
-    g = step3().do(c.ChooseAction(seat=1, action="vote_yes"), c.SetReady(seat=1))
+    g = step3().do(c.ChooseAction(seat=1, action="vote_yes"), tc.SetReady(seat=1))
     assert g.state.ready[1]
     g = g.do(c.ChooseAction(seat=1, action="vote_no"))
     assert not g.state.ready[1]
-    g = g.do(c.SetReady(seat=1), c.SetReady(seat=1, ready=False))
+    g = g.do(tc.SetReady(seat=1), tc.SetReady(seat=1, ready=False))
     assert not g.state.ready[1]
-    g.when(c.SetReady(seat=1, ready=False)).raises("no_change")
+    g.when(tc.SetReady(seat=1, ready=False)).raises("no_change")
 
 
 def test_a_threat_placed_or_moved_away_clears_the_target_ready_flag_r2_4() -> None:
     g = step3()
     g = g.do(
         c.ChooseAction(seat=2, action="vote_yes"),
-        c.SetReady(seat=2),
+        tc.SetReady(seat=2),
         c.ChooseAction(seat=3, action="vote_yes"),
-        c.SetReady(seat=3),
+        tc.SetReady(seat=3),
     )
     g = g.when(c.PlaceThreat(seat=1, target=2)).then(e.ThreatPlaced(seat=1, target=2, unready=(2,)))
     assert not g.state.ready[2]
-    g = g.do(c.SetReady(seat=2))
+    g = g.do(tc.SetReady(seat=2))
     placed = g.when(c.PlaceThreat(seat=1, target=3)).events()
     assert placed == [e.ThreatPlaced(seat=1, target=3, unready=(2, 3))]
 
 
 def test_who_has_chosen_and_who_is_ready_is_public_but_not_what_r2_4() -> None:
-    from games.rules.goodcritters.ruleset import RULESET
+    from tests.rules.gc import RULESET
 
-    g = step3().do(c.ChooseAction(seat=1, action="rob"), c.SetReady(seat=1))
-    seen = RULESET.view_for(g.state, 2)["seats"][1]
+    g = step3().do(c.ChooseAction(seat=1, action="rob"), tc.SetReady(seat=1))
+    seen = RULESET.view_for(g.table, 2)["seats"][1]
     assert (seen["chosen"], seen["ready"], seen["action"]) == (True, True, None)
-    assert RULESET.view_for(g.state, 1)["seats"][1]["action"] == "rob"
+    assert RULESET.view_for(g.table, 1)["seats"][1]["action"] == "rob"
     chosen = g.last(e.ActionChosen)
     assert RULESET.redact_event(chosen, 2, terminal=False)["action"] is None
     assert RULESET.redact_event(chosen, 1, terminal=False)["action"] == "rob"
 
 
 def test_threat_markers_are_public_r2_5() -> None:
-    from games.rules.goodcritters.ruleset import RULESET
+    from tests.rules.gc import RULESET
 
     g = step3().do(c.PlaceThreat(seat=1, target=3))
     assert RULESET.redact_event(g.last(e.ThreatPlaced), None, terminal=False)["target"] == 3
-    assert RULESET.view_for(g.state, None)["seats"][1]["threat"] == 3
+    assert RULESET.view_for(g.table, None)["seats"][1]["threat"] == 3
 
 
 # --------------------------------------------------------------------------------------------------
@@ -166,7 +169,7 @@ def test_votes_are_counted_r3_2() -> None:
 def test_only_the_first_skim_takes_the_top_card_secretly_r3_3() -> None:
     """R3.3: the first Skim in reveal order takes the top card; later Skims do nothing; others learn only
     that a card was skimmed."""
-    from games.rules.goodcritters.ruleset import RULESET
+    from tests.rules.gc import RULESET
 
     g = step3()
     top = g.state.next_card()
@@ -186,7 +189,7 @@ def test_a_rob_without_a_threat_marker_does_nothing_r3_4() -> None:
 
 
 def test_a_rob_takes_a_random_card_seen_only_by_the_two_players_r3_4() -> None:
-    from games.rules.goodcritters.ruleset import RULESET
+    from tests.rules.gc import RULESET
 
     g = step3().do(c.PlaceThreat(seat=1, target=2))
     g = choose_all(g, {0: "vote_yes", 1: "rob", 2: "vote_yes", 3: "vote_yes", 4: "vote_yes"})

@@ -15,7 +15,8 @@ from games.rules.core import Context, RuleError
 from games.rules.goodcritters import commands as c
 from games.rules.goodcritters import events as e
 from games.rules.goodcritters.cards import FUZZ, LOOT_COUNT, LOOT_TYPES, PILE_SPLIT, VALUES
-from games.rules.goodcritters.ruleset import RULESET
+from games.rules.table import commands as tc
+from tests.rules.gc import RULESET
 
 from .helpers import CTX, SEED, given, make_setup, players, start
 
@@ -238,14 +239,14 @@ def test_the_seed_is_committed_at_start_and_revealed_at_the_end_r8_2() -> None:
         shown = RULESET.redact_event(started, viewer, terminal=False)
         assert shown["seed"] is None
         assert shown["seed_commitment"] == started.seed_commitment
-        assert SEED.hex() not in json.dumps(RULESET.view_for(g.state, viewer))
+        assert SEED.hex() not in json.dumps(RULESET.view_for(g.table, viewer))
     # play until the end
     while g.state.phase != "over":
         seat = g.state.boss
-        command = RULESET.bot_command(g.state, seat, strategy="sensible", salt=1)
+        command = RULESET.bot_command(g.table, seat, strategy="sensible", salt=1)
         if command is None:
             for s in range(5):
-                command = RULESET.bot_command(g.state, s, strategy="sensible", salt=1)
+                command = RULESET.bot_command(g.table, s, strategy="sensible", salt=1)
                 if command is not None:
                     break
         assert command is not None
@@ -253,7 +254,7 @@ def test_the_seed_is_committed_at_start_and_revealed_at_the_end_r8_2() -> None:
     ended = g.last(e.GameEnded)
     assert ended.seed == SEED.hex()
     assert RULESET.redact_event(ended, None, terminal=True)["seed"] == SEED.hex()
-    assert RULESET.view_for(g.state, None)["seed"] == SEED.hex()
+    assert RULESET.view_for(g.table, None)["seed"] == SEED.hex()
 
 
 def test_a_chosen_action_is_committed_then_opened_at_the_reveal_r8_2() -> None:
@@ -266,7 +267,7 @@ def test_a_chosen_action_is_committed_then_opened_at_the_reveal_r8_2() -> None:
     for seat in (0, 2, 3, 4):
         g = g.do(c.ChooseAction(seat=seat, action="vote_yes"))
     for seat in range(5):
-        g = g.do(c.SetReady(seat=seat))
+        g = g.do(tc.SetReady(seat=seat))
     revealed = next(x for x in g.events if isinstance(x, e.ActionRevealed) and x.seat == 1)
     assert revealed.action == "vote_no"
     assert revealed.salt is not None
@@ -281,13 +282,13 @@ def test_replaying_the_events_gives_the_same_state_r8_2() -> None:
         if g.state.phase == "over":
             break
         for seat in range(6):
-            command = RULESET.bot_command(g.state, seat, strategy="random", salt=5)
+            command = RULESET.bot_command(g.table, seat, strategy="random", salt=5)
             if command is not None:
                 g = g.do(command)
                 break
-    assert RULESET.fold(g.events) == g.state
+    assert RULESET.fold(g.events) == g.table
     again = [RULESET.event_from_json(json.loads(json.dumps(RULESET.event_to_json(x)))) for x in g.events]
-    assert RULESET.fold(again) == g.state
+    assert RULESET.fold(again) == g.table
 
 
 def test_the_time_comes_in_through_the_context_only() -> None:

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from games.rules.goodcritters.ruleset import RULESET
 from games.rules.simulate import game_seed, main, play_game, strategies_for
+from tests.rules.gc import RULESET
 
 
 def test_the_simulator_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:

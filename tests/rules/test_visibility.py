@@ -6,7 +6,7 @@ import json
 
 from games.rules.goodcritters import commands as c
 from games.rules.goodcritters import events as e
-from games.rules.goodcritters.ruleset import RULESET
+from tests.rules.gc import RULESET
 
 from .helpers import SEED, all_to, card, choose_all, default_stash, given, make_setup, start
 
@@ -15,7 +15,7 @@ TOP7 = [card(2000, k) for k in range(7)]
 
 def test_a_seat_sees_its_own_stash_and_only_the_sizes_of_others_r8_3() -> None:
     g = all_to(given(start(5, setup=make_setup(5, top=TOP7))), 0).do(c.ChooseAction(seat=2, action="skim"))
-    view = RULESET.view_for(g.state, 2)
+    view = RULESET.view_for(g.table, 2)
     me, other = view["seats"][2], view["seats"][3]
     assert [x["id"] for x in me["stash"]] == sorted(default_stash(2))
     assert me["action"] == "skim"
@@ -34,7 +34,7 @@ def test_a_seat_sees_its_own_stash_and_only_the_sizes_of_others_r8_3() -> None:
 
 def test_a_spectator_sees_no_secrets_at_all_r8_3() -> None:
     g = all_to(given(start(5, setup=make_setup(5, top=TOP7))), 0).do(c.ChooseAction(seat=2, action="skim"))
-    view = RULESET.view_for(g.state, None)
+    view = RULESET.view_for(g.table, None)
     assert all(s["stash"] is None and s["action"] is None for s in view["seats"])
     text = json.dumps(view)
     assert SEED.hex() not in text
@@ -50,8 +50,8 @@ def test_the_whole_record_is_public_once_the_game_is_over_r8_3() -> None:
     g = given(start(5, setup=make_setup(5, top=TOP7, fuzz_at=7)))
     g = all_to(g, 0).do(c.PlaceThreat(seat=1, target=2))
     g = choose_all(g, {0: "vote_yes", 1: "rob", 2: "skim", 3: "vote_yes", 4: "vote_yes"})
-    assert RULESET.is_terminal(g.state)
-    view = RULESET.view_for(g.state, 3)
+    assert RULESET.is_terminal(g.table)
+    view = RULESET.view_for(g.table, 3)
     assert all(s["stash"] is not None for s in view["seats"])
     assert view["scores"] == list(g.state.scores or ())
     robbed = g.last(e.RobSucceeded)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from games.rules.goodcritters import commands as c
 from games.rules.goodcritters import events as e
-from games.rules.goodcritters.ruleset import RULESET
+from tests.rules.gc import RULESET
 
 from .helpers import Given, all_to, card, choose_all, given, make_setup, start
 
@@ -101,7 +101,7 @@ def test_the_fuzz_in_step_1_ends_the_game_and_confiscates_the_table_r5_1() -> No
     assert g.last(e.FuzzRevealed) == e.FuzzRevealed(cause="reveal", seat=None)
     assert g.last(e.LootConfiscated).cards == tuple(NEXT[:3])
     assert g.last(e.GameEnded).reason == "fuzz_reveal"
-    assert RULESET.is_terminal(g.state)
+    assert RULESET.is_terminal(g.table)
 
 
 def test_the_fuzz_among_the_two_extra_cards_ends_the_game_r5_1() -> None:
@@ -134,7 +134,7 @@ def test_the_score_is_the_stash_plus_1000_per_payoff_card_and_ties_share_the_win
     ended = g.last(e.GameEnded)
     assert ended.scores == (19000,) * 5
     assert ended.winners == (0, 1, 2, 3, 4)
-    assert RULESET.scores(g.state) == (19000,) * 5
+    assert RULESET.scores(g.table) == (19000,) * 5
 
 
 def test_the_highest_score_wins_r5_3() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from games.rules.goodcritters import commands as c
 from games.rules.goodcritters import events as e
+from games.rules.table import commands as tc
 
 from .helpers import Given, card, default_stash, distribute, given, make_setup, start
 
@@ -82,7 +83,7 @@ def test_the_threat_example_sammy_louie_and_bonnie_r2_5_r3_5() -> None:
     )
     mark = len(g.events)
     for seat in range(5):
-        g = g.do(c.SetReady(seat=seat))
+        g = g.do(tc.SetReady(seat=seat))
     step4 = g.since(mark)
     reveals = [x.seat for x in step4 if isinstance(x, e.ActionRevealed)]
     assert reveals == [AL, BONNIE, SAMMY, LOUIE, KATE]  # Sammy's Guard out of turn, not again on his turn
@@ -125,7 +126,7 @@ def test_the_payoff_example_r6_1_r6_3() -> None:
         c.ChooseAction(seat=bonnie, action="vote_yes"),
     )
     for seat in range(5):
-        g = g.do(c.SetReady(seat=seat))
+        g = g.do(tc.SetReady(seat=seat))
     resolved = [x for x in g.since(mark) if isinstance(x, e.PayoffResolved)]
     assert [(x.target, x.taken) for x in resolved] == [(sammy, False), (bonnie, True)]
     assert g.state.payoff_cards[al] == 4

@@ -21,7 +21,6 @@ from .commands import (
     OfferTrade,
     PlaceThreat,
     RemoveThreat,
-    SetReady,
     WithdrawPayoff,
     WithdrawTrade,
 )
@@ -69,7 +68,7 @@ class Mix:
 
 def bot_command(state: State, seat: int, *, strategy: str, salt: int) -> Command | None:
     """A legal command for the bot in ``seat``, or None when it has nothing to do now."""
-    if state.phase not in (DISTRIBUTE, CHOOSE) or state.resigned[seat] or state.paused_at is not None:
+    if state.phase not in (DISTRIBUTE, CHOOSE) or state.resigned[seat]:  # the table: nothing while paused
         return None
     if strategy == "random":
         return _random_bot(state, seat, salt)
@@ -239,7 +238,7 @@ def _random_bot(state: State, seat: int, salt: int) -> Command | None:
     if state.actions[seat] is None:
         return ChooseAction(seat=seat, action=r.pick_action())
     if not state.ready[seat]:
-        return SetReady(seat=seat, ready=True)
+        return None  # its choice is made: the table raises its ready flag (R2.4)
     return None
 
 
@@ -331,5 +330,5 @@ def _sensible_bot(state: State, seat: int, salt: int) -> Command | None:
         if bribe is not None:
             return bribe
     if not state.ready[seat]:
-        return SetReady(seat=seat, ready=True)
+        return None  # its choice is made: the table raises its ready flag (R2.4)
     return None

@@ -6,40 +6,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from games.rules.table.commands import (  # the table's vocabulary: one definition of these facts
-    ExpireDeadline as ExpireDeadline,
-)
-from games.rules.table.commands import (
-    ExtendDeadline as ExtendDeadline,
-)
-from games.rules.table.commands import (
-    HandOverSeat as HandOverSeat,
-)
-from games.rules.table.commands import (
-    PauseGame as PauseGame,
-)
-from games.rules.table.commands import (
-    Resign as Resign,
-)
-from games.rules.table.commands import (
-    ResumeGame as ResumeGame,
-)
-from games.rules.table.commands import (
-    SendMessage as SendMessage,
-)
-from games.rules.table.commands import (
-    SetReady as SetReady,
-)
-from games.rules.table.commands import (
-    TakeBackSeat as TakeBackSeat,
-)
-from games.rules.table.commands import (
-    VotePause as VotePause,
-)
-from games.rules.table.commands import (
-    WarnDeadline as WarnDeadline,
-)
+from typing import Any
 
 from .cards import ACTIONS, BUNDLE_VISIBILITIES, PAYOFF_SIDES
 from .options import RULES_UNWRITTEN, Options
@@ -175,12 +142,10 @@ class WithdrawTrade:
 
 Command = (
     StartGame
-    | ExpireDeadline
     | DistributeLoot
     | ChooseAction
     | PlaceThreat
     | RemoveThreat
-    | SetReady
     | OfferPayoff
     | WithdrawPayoff
     | GiveGift
@@ -188,32 +153,14 @@ Command = (
     | AcceptTrade
     | DeclineTrade
     | WithdrawTrade
-    | Resign
-    | SendMessage
-    | TakeBackSeat
-    | VotePause
-    | ExtendDeadline
-    | WarnDeadline
-    | PauseGame
-    | ResumeGame
-    | HandOverSeat
 )
 
-SYSTEM_COMMANDS: tuple[type[Command], ...] = (
-    StartGame,
-    ExpireDeadline,
-    ExtendDeadline,
-    WarnDeadline,
-    PauseGame,
-    ResumeGame,
-    HandOverSeat,
-)
+SYSTEM_COMMANDS: tuple[type[Command], ...] = (StartGame,)
 PLAYER_COMMANDS: tuple[type[Command], ...] = (
     DistributeLoot,
     ChooseAction,
     PlaceThreat,
     RemoveThreat,
-    SetReady,
     OfferPayoff,
     WithdrawPayoff,
     GiveGift,
@@ -221,12 +168,43 @@ PLAYER_COMMANDS: tuple[type[Command], ...] = (
     AcceptTrade,
     DeclineTrade,
     WithdrawTrade,
-    Resign,
-    SendMessage,
-    TakeBackSeat,
-    VotePause,
 )
 COMMAND_CLASSES: tuple[type[Command], ...] = SYSTEM_COMMANDS + PLAYER_COMMANDS
+
+
+# --- what the table plays for a seat or a step (never recorded: played inside the table's own commands) ---
+@dataclass(frozen=True, slots=True)
+class PlayDefault:
+    """The table plays a seat's default (``reason``: ``timeout`` or ``resigned``): in Step 2 the Boss's
+    Loot is dealt as R7.2 says; in Step 3 nothing is chosen now and the seat plays the ``timeout_action`` at
+    the reveal (R7.3, R7.4)."""
+
+    TYPE = "PlayDefault"
+    seat: int | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class CloseChoice:
+    """The table closes Step 3 (``step_no``): every seat is ready (R2.4) or its deadline passed (R7.3)."""
+
+    TYPE = "CloseChoice"
+    seat: None
+    step_no: int
+    reason: str  # ready | deadline
+
+
+@dataclass(frozen=True, slots=True)
+class LapseTrades:
+    """A seat resigned (R7.4): its open trade offers, made or received, lapse."""
+
+    TYPE = "LapseTrades"
+    seat: None
+    target: int
+
+
+TABLE_PLAYS: tuple[type[Any], ...] = (PlayDefault, CloseChoice, LapseTrades)
+
 
 FIELD_CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("ChooseAction", "action"): ACTIONS,

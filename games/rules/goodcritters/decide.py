@@ -1,5 +1,10 @@
 """``decide(state, command, ctx)``: every rule and every check of GoodCritters (RULES.md).
 
+The play-by-web table (``games.rules.table``) hosts the game: deadlines, absences, pauses, hand-overs,
+messages, resignations and the ready flags are its. It plays what the rules say a seat plays when its time is
+up or it resigned (``PlayDefault``: R7.2, R7.3, R7.4), closes Step 3 (``CloseChoice``) and lapses a
+resigned seat's trades (``LapseTrades``).
+
 A command yields a list of events. Steps that need nobody (Step 1 Show the Loot, Step 4 Resolve) run inside
 ``decide`` right after the step before them closes, so one command can yield a whole round's worth of
 events. Every random outcome is drawn here, from the game's seed (:mod:`games.rules.rng`), and written
@@ -8,14 +13,13 @@ into the events.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from games.rules import rng
 from games.rules.core import Context, RuleError
-from games.rules.table import seating
 
 from . import events as ev
 from .cards import (
@@ -40,35 +44,26 @@ from .cards import (
 from .commands import (
     AcceptTrade,
     ChooseAction,
+    CloseChoice,
     Command,
     DeclineTrade,
     DistributeLoot,
-    ExpireDeadline,
-    ExtendDeadline,
     GiveGift,
-    HandOverSeat,
+    LapseTrades,
     OfferPayoff,
     OfferTrade,
-    PauseGame,
     PlaceThreat,
+    PlayDefault,
     RemoveThreat,
-    Resign,
-    ResumeGame,
-    SendMessage,
-    SetReady,
     StartGame,
-    TakeBackSeat,
-    VotePause,
-    WarnDeadline,
     WithdrawPayoff,
     WithdrawTrade,
 )
 from .errors import fail, rule_error
 from .evolve import evolve
-from .options import RULES_KNOWN, RULES_R7_6, Options
-from .state import CHOOSE, DISTRIBUTE, OVER, SETUP, State, Trade, pause_end
+from .options import MAX_PAUSE_KEY, RULES_KNOWN, RULES_R7_6, Options
+from .state import CHOOSE, DISTRIBUTE, OVER, SETUP, State, Trade
 
-MAX_MESSAGE_LENGTH = 2000
 MAX_OPEN_TRADES = 10  # open offers per player
 SIDES = PAYOFF_SIDES
 VISIBILITIES = BUNDLE_VISIBILITIES
@@ -91,28 +86,10 @@ class _Run:
         self.state = evolve(self.state, event)
 
 
-def _utc(now: datetime) -> datetime:
-    return now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
-
-
 def _r7_6(state: State) -> bool:
     """The game plays under rules with R7.6 (rules 3 and later); a game keeps the rules it started with
-    (ruling 32): under rules 2 each R7.6 change is decided as it was before."""
+    (ruling 32): under rules 2 the Boss's job went on as it did before (``_next_boss``)."""
     return state.rules >= RULES_R7_6
-
-
-def _due_at(run: _Run, step: str) -> str | None:
-    """The deadline of a step opening now (R7.1). While paused no deadline runs: a step that opens during a
-    pause opens as if at the pause's start, so that the resume, which moves the deadline by the time paused,
-    gives it its full duration from the resume, not more (R7.6; under rules 2 it opens now)."""
-    state = run.state
-    seconds = state.options.deadline(step)
-    if seconds is None:
-        return None
-    start = _utc(run.ctx.now)
-    if state.paused_at is not None and _r7_6(state):
-        start = datetime.fromisoformat(state.paused_at)
-    return (start + timedelta(seconds=seconds)).isoformat()
 
 
 def _ready_seats(state: State, *seats: int | None) -> tuple[int, ...]:
@@ -225,11 +202,16 @@ def _start(run: _Run, command: StartGame) -> None:
         boss = command.boss
     else:  # R1.6
         boss = seats.index(command.creator) if command.creator in seats else 0
+    options = command.options
+    if command.rules < RULES_R7_6:  # the options of a game under rules 2 never had R7.6's limit
+        options = dataclasses.replace(
+            options, table=tuple(kv for kv in options.table if kv[0] != MAX_PAUSE_KEY)
+        )
     run.emit(
         ev.GameStarted(
             players=seats,
             boss=boss,
-            options=command.options,
+            options=options,
             # fair: nothing an operator fixed (the seed, the deal, the seats or the first Boss)
             fair=not operator and command.seats is None and command.boss is None and not command.fixed_seed,
             seed=command.seed.hex(),
@@ -281,13 +263,8 @@ def _begin_round(run: _Run) -> None:
 
 def _open_distribute(run: _Run) -> None:
     state = run.state
-    run.emit(
-        ev.StepOpened(
-            step_no=state.step_no + 1, step=DISTRIBUTE, round=state.round, due_at=_due_at(run, DISTRIBUTE)
-        )
-    )
-    if state.resigned[state.boss]:  # R7.4: played at once as R7.2 would
-        _auto_distribute(run, "resigned")
+    # the table writes the deadline in (R7.1), and plays R7.2 at once for a resigned Boss (R7.4)
+    run.emit(ev.StepOpened(step_no=state.step_no + 1, step=DISTRIBUTE, round=state.round, due_at=None))
 
 
 def _auto_distribute(run: _Run, why: str) -> None:
@@ -309,21 +286,8 @@ def _lapse_trades(run: _Run) -> None:
 def _after_distribute(run: _Run) -> None:
     _lapse_trades(run)
     state = run.state
-    run.emit(
-        ev.StepOpened(step_no=state.step_no + 1, step=CHOOSE, round=state.round, due_at=_due_at(run, CHOOSE))
-    )
-    _maybe_close_choose(run)
-
-
-def _all_done(state: State) -> bool:
-    """R2.4: every player (resigned ones count as done) has chosen and is ready."""
-    actions, ready, resigned = state.actions, state.ready, state.resigned
-    return all(resigned[s] or (ready[s] and actions[s] is not None) for s in range(state.n))
-
-
-def _maybe_close_choose(run: _Run) -> None:
-    if _all_done(run.state):
-        _close_choose(run, "ready")
+    # the table writes the deadline in (R7.1), and closes the step once every seat is ready (R2.4)
+    run.emit(ev.StepOpened(step_no=state.step_no + 1, step=CHOOSE, round=state.round, due_at=None))
 
 
 def _close_choose(run: _Run, reason: str) -> None:
@@ -635,17 +599,6 @@ def _remove_threat(run: _Run, seat: int, command: RemoveThreat) -> None:
     run.emit(ev.ThreatRemoved(seat=seat, unready=_ready_seats(state, seat, old)))
 
 
-def _set_ready(run: _Run, seat: int, command: SetReady) -> None:
-    state = run.state
-    _need_phase(state, CHOOSE)
-    if command.ready == state.ready[seat]:
-        fail("no_change", "you are already ready" if command.ready else "you are not ready")
-    if command.ready and state.actions[seat] is None:
-        fail("action_not_chosen", "choose an Action card before you are ready (R2.4)")
-    run.emit(ev.ReadySet(seat=seat, ready=command.ready))
-    _maybe_close_choose(run)
-
-
 def _offer_payoff(run: _Run, seat: int, command: OfferPayoff) -> None:
     state = run.state
     _need_payoffs(state)
@@ -826,174 +779,33 @@ def _withdraw_trade(run: _Run, seat: int, command: WithdrawTrade) -> None:
     )
 
 
-def _resign(run: _Run, seat: int, command: Resign) -> None:
-    """R7.4: from now on the seat plays as the deadlines would, at once."""
-    run.emit(ev.PlayerResigned(seat=seat))
-    theirs = tuple(t.trade_id for t in run.state.trades if seat in (t.seat, t.to))
-    if theirs:  # their open offers lapse with them
+def _play_default(run: _Run, command: PlayDefault) -> None:
+    """What the rules play for a seat whose time is up (``timeout``) or who resigned (``resigned``): the
+    Boss's Loot dealt as R7.2 says; in Step 3 nothing now, the seat plays the ``timeout_action`` at the
+    reveal (R7.3, R7.4)."""
+    state = run.state
+    seat = command.seat
+    if state.phase == DISTRIBUTE and seat == state.boss:
+        _auto_distribute(run, "deadline" if command.reason == "timeout" else "resigned")
+
+
+def _close(run: _Run, command: CloseChoice) -> None:
+    if run.state.phase == CHOOSE and command.step_no == run.state.step_no:
+        _close_choose(run, command.reason)
+
+
+def _lapse_for(run: _Run, command: LapseTrades) -> None:
+    """R7.4: a resigned seat's open offers, made or received, lapse with it."""
+    theirs = tuple(t.trade_id for t in run.state.trades if command.target in (t.seat, t.to))
+    if theirs:
         run.emit(ev.TradesLapsed(trade_ids=theirs))
-    if not _r7_6(run.state):  # rules 2: the pause and the votes stay as they are
-        pass
-    elif run.state.paused_at is not None and all(run.state.resigned):
-        _resume(run, "resigned")  # R7.6: no seat is left that could resume the pause (ruling 31)
-    else:  # one voter fewer: the votes already cast may be a majority (ruling 28)
-        _count_pause_votes(run)
-    state = run.state
-    if state.phase == DISTRIBUTE and state.boss == seat:
-        _auto_distribute(run, "resigned")
-    elif state.phase == CHOOSE:
-        _maybe_close_choose(run)
 
 
-def _expire(run: _Run, command: ExpireDeadline) -> None:
-    """R7.2/R7.3/R7.5 and the absent-player policy. A stale or early timer yields no events; while the game is
-    paused it is the pause's timer (R7.6: at or after the pause's end it resumes the game; under rules 2 it
-    yields nothing). Seats that missed the deadline with an extension left get one (everyone's ready flag is
-    cleared) instead of the default plays; a seat that has missed ``autopilot_after`` deadlines in a row
-    goes on autopilot."""
-    state = run.state
-    if not _r7_6(state):  # rules 2 (ruling 32): while paused a timer yields nothing, a pause has no limit
-        stale = command.step_no != state.step_no or state.phase not in (DISTRIBUTE, CHOOSE)
-        if stale or state.due_at is None:
-            return
-        if state.paused_at is not None or _utc(run.ctx.now) < datetime.fromisoformat(state.due_at):
-            return
-    else:
-        if command.step_no != state.step_no or state.phase not in (DISTRIBUTE, CHOOSE):
-            return
-        if state.paused_at is not None:  # the timer of a pause is its end (R7.6)
-            end = pause_end(state)
-            if end is not None and _utc(run.ctx.now) >= end:
-                _resume(run, "limit")
-            return
-        if state.due_at is None or _utc(run.ctx.now) < datetime.fromisoformat(state.due_at):
-            return
-    missed = missing_seats(state)
-    if missed:
-        run.emit(ev.DeadlineMissed(step_no=state.step_no, step=state.phase, seats=missed))
-    extend = tuple(s for s in missed if state.extensions_left[s] > 0)
-    seconds = state.options.deadline(state.phase)
-    if extend and seconds is not None:
-        run.emit(
-            ev.DeadlineExtended(
-                step_no=state.step_no,
-                step=state.phase,
-                due_at=(_utc(run.ctx.now) + timedelta(seconds=seconds)).isoformat(),
-                previous_due_at=state.due_at,
-                reason="absence",
-                seats=extend,
-                unready=tuple(s for s in range(state.n) if run.state.ready[s]),
-            )
-        )
-        return
-    run.emit(ev.DeadlinePassed(step_no=state.step_no, step=state.phase, due_at=state.due_at))
-    after = state.options.autopilot_after
-    engaged = False
-    if after is not None:
-        for seat in missed:
-            if run.state.misses[seat] >= after and not run.state.autopilot[seat]:
-                run.emit(ev.AutopilotEngaged(seat=seat, reason="absent"))
-                engaged = True
-    if state.phase == DISTRIBUTE:
-        _auto_distribute(run, "deadline")
-    else:
-        _close_choose(run, "deadline")
-    if engaged and _r7_6(state):  # fewer seats vote now: the votes already cast may be a majority (ruling 28)
-        _count_pause_votes(run)
-
-
-def missing_seats(state: State) -> tuple[int, ...]:
-    """The seats that have not acted in the current step (Step 2: the Boss has not dealt; Step 3: no action
-    chosen), not counting resigned seats and seats on autopilot (a bot plays those)."""
-    if state.phase == DISTRIBUTE:
-        seats: tuple[int, ...] = (state.boss,)
-    elif state.phase == CHOOSE:
-        seats = tuple(s for s in range(state.n) if state.actions[s] is None)
-    else:
-        return ()
-    return tuple(s for s in seats if not state.resigned[s] and not state.autopilot[s])
-
-
-def warn_time(state: State) -> datetime | None:
-    """When the current step's deadline warning is due: ``warn_before`` seconds before the deadline (default
-    a quarter of the step's duration), ``None`` when there is no deadline, the game is paused, the warning
-    was given for this deadline, nobody is left to warn, or warnings are off (``warn_before = 0``)."""
-    if state.due_at is None or state.paused_at is not None or state.warned == state.due_at:
-        return None
-    if state.phase not in (DISTRIBUTE, CHOOSE) or not _unwarned(state):
-        return None
-    seconds = state.options.deadline(state.phase)
-    before = state.options.warn_before if state.options.warn_before is not None else (seconds or 0) // 4
-    if before <= 0:
-        return None
-    return datetime.fromisoformat(state.due_at) - timedelta(seconds=before)
-
-
-def _unwarned(state: State) -> tuple[int, ...]:
-    """The seats a warning is for: those the step still waits on, not resigned, not on autopilot."""
-    if state.phase == DISTRIBUTE:
-        seats: tuple[int, ...] = (state.boss,)
-    else:
-        seats = tuple(s for s in range(state.n) if state.actions[s] is None or not state.ready[s])
-    return tuple(s for s in seats if not state.resigned[s] and not state.autopilot[s])
-
-
-def _warn(run: _Run, command: WarnDeadline) -> None:
-    state = run.state
-    if command.step_no != state.step_no:
-        return
-    at = warn_time(state)
-    if at is None or _utc(run.ctx.now) < at or state.due_at is None:
-        return
-    run.emit(
-        ev.DeadlineNear(step_no=state.step_no, step=state.phase, due_at=state.due_at, seats=_unwarned(state))
-    )
-
-
-# the table's commands that need nothing of GoodCritters (games.rules.table.seating, written once)
-def _send_message(run: _Run, seat: int, command: SendMessage) -> None:
-    seating.send_message(run, seat, command)
-
-
-def _count_pause_votes(run: _Run) -> None:
-    if run.state.phase != OVER:
-        seating.count_pause_votes(run, run.state.options.pause_by)
-
-
-def _resume(run: _Run, by: str) -> None:
-    seating.resume(run, by)
-
-
-def _pause_by_creator(run: _Run, command: PauseGame | ResumeGame) -> None:
-    seating.pause_by_creator(run, command, run.state.options.pause_by)
-
-
-def _vote_pause(run: _Run, seat: int, command: VotePause) -> None:
-    seating.vote_pause(run, seat, command, run.state.options.pause_by)
-
-
-def _take_back(run: _Run, seat: int, command: TakeBackSeat) -> None:
-    seating.take_back(run, seat)
-
-
-def _hand_over(run: _Run, command: HandOverSeat) -> None:
-    seating.hand_over(run, command)
-
-
-def _extend(run: _Run, command: ExtendDeadline) -> None:
-    seating.extend_for_outage(run, command, run.state.phase)
-
-
-_SYSTEM: dict[type[Any], Callable[[_Run, Any], None]] = {
-    ExpireDeadline: _expire,
-    ExtendDeadline: _extend,
-    WarnDeadline: _warn,
-    PauseGame: _pause_by_creator,
-    ResumeGame: _pause_by_creator,
-    HandOverSeat: _hand_over,
+_TABLE: dict[type[Any], Callable[[_Run, Any], None]] = {
+    PlayDefault: _play_default,
+    CloseChoice: _close,
+    LapseTrades: _lapse_for,
 }
-# what a seat may still do while the game is paused
-_WHILE_PAUSED: tuple[type[Any], ...] = (SendMessage, Resign, TakeBackSeat, VotePause)
 
 
 _PLAYER: dict[type[Any], Callable[[_Run, int, Any], None]] = {
@@ -1001,7 +813,6 @@ _PLAYER: dict[type[Any], Callable[[_Run, int, Any], None]] = {
     ChooseAction: _choose,
     PlaceThreat: _place_threat,
     RemoveThreat: _remove_threat,
-    SetReady: _set_ready,
     OfferPayoff: _offer_payoff,
     WithdrawPayoff: _withdraw_payoff,
     GiveGift: _give_gift,
@@ -1009,10 +820,6 @@ _PLAYER: dict[type[Any], Callable[[_Run, int, Any], None]] = {
     AcceptTrade: _accept_trade,
     DeclineTrade: _decline_trade,
     WithdrawTrade: _withdraw_trade,
-    Resign: _resign,
-    SendMessage: _send_message,
-    TakeBackSeat: _take_back,
-    VotePause: _vote_pause,
 }
 
 
@@ -1021,7 +828,7 @@ def decide(state: State, command: Command, ctx: Context) -> list[ev.Event]:
     return step(state, command, ctx)[0]
 
 
-def step(state: State, command: Command, ctx: Context) -> tuple[list[ev.Event], State]:
+def step(state: State, command: Any, ctx: Context) -> tuple[list[ev.Event], State]:
     """``decide`` and the state its events lead to (the fold of them onto ``state``), in one go."""
     if isinstance(command, StartGame):
         if command.seat is not None:
@@ -1034,11 +841,9 @@ def step(state: State, command: Command, ctx: Context) -> tuple[list[ev.Event], 
     if state.phase == OVER:
         fail("game_over", "the game is over")
     run = _Run(state, ctx)
-    system = _SYSTEM.get(type(command))
-    if system is not None:
-        if command.seat is not None:
-            fail("system_only", "only the system sends this command")
-        system(run, command)
+    played = _TABLE.get(type(command))
+    if played is not None:
+        played(run, command)
         return run.events, run.state
     handler = _PLAYER.get(type(command))
     if handler is None:
@@ -1046,12 +851,8 @@ def step(state: State, command: Command, ctx: Context) -> tuple[list[ev.Event], 
     seat = command.seat
     if type(seat) is not int or not 0 <= seat < state.n:
         fail("not_seated", "you do not have a seat in this game")
-    if state.resigned[seat] and not isinstance(command, SendMessage):
-        fail("resigned", "you have resigned from this game (R7.4)")
-    if state.paused_at is not None and not isinstance(command, _WHILE_PAUSED):
-        fail("paused", "the game is paused")
     handler(run, seat, command)
     return run.events, run.state
 
 
-__all__ = ["RuleError", "decide", "final_scores", "fuzz_position", "pause_end", "step"]
+__all__ = ["RuleError", "decide", "final_scores", "fuzz_position", "step"]

@@ -59,10 +59,6 @@ ERRORS: Final[dict[str, ErrorCode]] = {
         FORBIDDEN,
         "Only a seated player sends this command.",
     ),
-    "resigned": ErrorCode(
-        FORBIDDEN,
-        "Your seat has resigned: it cannot act any more (R7.4).",
-    ),
     "not_boss": ErrorCode(
         FORBIDDEN,
         "Only the Boss may do this (distribute the Loot, R2.2).",
@@ -92,10 +88,6 @@ ERRORS: Final[dict[str, ErrorCode]] = {
     "no_threat": ErrorCode(
         CONFLICT,
         "You have no Threat marker placed.",
-    ),
-    "action_not_chosen": ErrorCode(
-        CONFLICT,
-        "Choose an Action before saying you are ready (R2.4).",
     ),
     # payoffs, gifts, trades
     "payoffs_off": ErrorCode(
@@ -175,39 +167,7 @@ ERRORS: Final[dict[str, ErrorCode]] = {
         "You already have the most open trade offers allowed.",
     ),
     # talk
-    "invalid_message": ErrorCode(
-        INVALID,
-        "A message has 1 to 2000 characters; a private one goes to other seats, each once.",
-    ),
     # play by web: absent players, pause
-    "paused": ErrorCode(
-        CONFLICT,
-        "The game is paused.",
-    ),
-    "not_paused": ErrorCode(
-        CONFLICT,
-        "The game is not paused.",
-    ),
-    "already_paused": ErrorCode(
-        CONFLICT,
-        "The game is already paused.",
-    ),
-    "pause_by_creator": ErrorCode(
-        CONFLICT,
-        "In this game the creator pauses and resumes (option `pause_by`).",
-    ),
-    "pause_by_vote": ErrorCode(
-        CONFLICT,
-        "In this game the players vote to pause (option `pause_by`).",
-    ),
-    "not_on_autopilot": ErrorCode(
-        CONFLICT,
-        "The seat is not on autopilot.",
-    ),
-    "invalid_hand_over": ErrorCode(
-        INVALID,
-        "The seat cannot be handed over (no such seat, not abandoned, or the new player already plays).",
-    ),
 }
 """Every code the rules raise, once: its kind (the HTTP status, ``critters_api.problems``) and meaning.
 ``tests/rules/test_error_catalogue.py`` walks the rules for raised codes missing here."""

@@ -9,46 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from games.rules.table.events import (  # the table's vocabulary: one definition of these facts
-    AutopilotEngaged as AutopilotEngaged,
-)
-from games.rules.table.events import (
-    AutopilotReleased as AutopilotReleased,
-)
-from games.rules.table.events import (
-    DeadlineExtended as DeadlineExtended,
-)
-from games.rules.table.events import (
-    DeadlineMissed as DeadlineMissed,
-)
-from games.rules.table.events import (
-    DeadlineNear as DeadlineNear,
-)
-from games.rules.table.events import (
-    DeadlinePassed as DeadlinePassed,
-)
-from games.rules.table.events import (
-    GamePaused as GamePaused,
-)
-from games.rules.table.events import (
-    GameResumed as GameResumed,
-)
-from games.rules.table.events import (
-    MessageSent as MessageSent,
-)
-from games.rules.table.events import (
-    PauseVoted as PauseVoted,
-)
-from games.rules.table.events import (
-    PlayerResigned as PlayerResigned,
-)
-from games.rules.table.events import (
-    ReadySet as ReadySet,
-)
-from games.rules.table.events import (
-    SeatHandedOver as SeatHandedOver,
-)
-
 from .options import Options
 
 Cards = tuple[int, ...]
@@ -110,7 +70,8 @@ class FuzzRevealed:
 
 @dataclass(frozen=True, slots=True)
 class StepOpened:
-    """A step that waits on players opened; ``due_at`` (ISO-8601 UTC) is its deadline (R7.1, R7.5)."""
+    """A step that waits on players opened; ``due_at`` (ISO-8601 UTC) is its deadline (R7.1, R7.5), which the
+    play-by-web table writes in (``games.rules.table``)."""
 
     TYPE = "StepOpened"
     VERSION = 1
@@ -447,12 +408,10 @@ Event = (
     | LootRevealed
     | FuzzRevealed
     | StepOpened
-    | DeadlinePassed
     | LootDistributed
     | ActionChosen
     | ThreatPlaced
     | ThreatRemoved
-    | ReadySet
     | PayoffOffered
     | PayoffWithdrawn
     | GiftGiven
@@ -475,18 +434,7 @@ Event = (
     | BossBonus
     | RoundEnded
     | LootConfiscated
-    | PlayerResigned
-    | MessageSent
     | GameEnded
-    | DeadlineMissed
-    | DeadlineExtended
-    | DeadlineNear
-    | AutopilotEngaged
-    | AutopilotReleased
-    | PauseVoted
-    | GamePaused
-    | GameResumed
-    | SeatHandedOver
 )
 
 EVENT_CLASSES: tuple[type[Event], ...] = (
@@ -495,12 +443,10 @@ EVENT_CLASSES: tuple[type[Event], ...] = (
     LootRevealed,
     FuzzRevealed,
     StepOpened,
-    DeadlinePassed,
     LootDistributed,
     ActionChosen,
     ThreatPlaced,
     ThreatRemoved,
-    ReadySet,
     PayoffOffered,
     PayoffWithdrawn,
     GiftGiven,
@@ -523,16 +469,5 @@ EVENT_CLASSES: tuple[type[Event], ...] = (
     BossBonus,
     RoundEnded,
     LootConfiscated,
-    PlayerResigned,
-    MessageSent,
     GameEnded,
-    DeadlineMissed,
-    DeadlineExtended,
-    DeadlineNear,
-    AutopilotEngaged,
-    AutopilotReleased,
-    PauseVoted,
-    GamePaused,
-    GameResumed,
-    SeatHandedOver,
 )

@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from .cards import PAYOFF_CARDS_EACH, PAYOFF_TOKENS_EACH
 from .events import (
     ActionChosen,
     ActionRevealed,
-    AutopilotEngaged,
-    AutopilotReleased,
     BossBonus,
     BossChanged,
-    DeadlineExtended,
-    DeadlineMissed,
-    DeadlineNear,
-    DeadlinePassed,
-    Event,
     FuzzRevealed,
     GameEnded,
-    GamePaused,
-    GameResumed,
     GameStarted,
     GiftGiven,
     LootAwarded,
@@ -30,18 +21,13 @@ from .events import (
     LootReturned,
     LootRevealed,
     LootSkimmed,
-    MessageSent,
-    PauseVoted,
     PayoffOffered,
     PayoffResolved,
     PayoffWithdrawn,
-    PlayerResigned,
-    ReadySet,
     RobGuarded,
     RobSucceeded,
     RoundEnded,
     RoundStarted,
-    SeatHandedOver,
     StepClosed,
     StepOpened,
     ThreatPlaced,
@@ -120,9 +106,6 @@ def _game_started(s: State, e: GameStarted) -> State:
         changes=(0,) * n,
         revealed=(False,) * n,
         resigned=(False,) * n,
-        extensions_left=(e.options.extensions,) * n,
-        misses=(0,) * n,
-        autopilot=(False,) * n,
         rules=e.rules,
     )
 
@@ -141,16 +124,10 @@ def _fuzz_revealed(s: State, e: FuzzRevealed) -> State:
 
 def _step_opened(s: State, e: StepOpened) -> State:
     n = s.n
-    return update(s, phase=e.step, step_no=e.step_no, due_at=e.due_at, changes=(0,) * n, ready=(False,) * n)
-
-
-def _deadline_passed(s: State, e: DeadlinePassed) -> State:
-    return update(s, due_at=None)
+    return update(s, phase=e.step, step_no=e.step_no, changes=(0,) * n, ready=(False,) * n)
 
 
 def _loot_distributed(s: State, e: LootDistributed) -> State:
-    if e.auto is None and s.misses and s.misses[e.boss]:  # the Boss dealt: no longer missing
-        return update(s, shares=e.shares, phase=RESOLVE, misses=setitem(s.misses, e.boss, 0))
     return update(s, shares=e.shares, phase=RESOLVE)
 
 
@@ -163,7 +140,6 @@ def _action_chosen(s: State, e: ActionChosen) -> State:
         commit_no=e.commit_no + 1,
         changes=_bump(s.changes, seat),
         ready=_unready(s.ready, e.unready),
-        misses=setitem(s.misses, seat, 0) if s.misses and s.misses[seat] else s.misses,
     )
 
 
@@ -185,7 +161,20 @@ def _threat_removed(s: State, e: ThreatRemoved) -> State:
     )
 
 
-def _ready_set(s: State, e: ReadySet) -> State:
+class _Seat(Protocol):
+    seat: int
+
+
+class _Ready(Protocol):
+    seat: int
+    ready: bool
+
+
+class _Unready(Protocol):
+    unready: tuple[int, ...]
+
+
+def _ready_set(s: State, e: _Ready) -> State:
     return update(s, ready=setitem(s.ready, e.seat, e.ready))
 
 
@@ -281,7 +270,7 @@ def _trades_lapsed(s: State, e: TradesLapsed) -> State:
 
 
 def _step_closed(s: State, e: StepClosed) -> State:
-    return update(s, phase=RESOLVE, due_at=None)
+    return update(s, phase=RESOLVE)
 
 
 def _action_revealed(s: State, e: ActionRevealed) -> State:
@@ -364,64 +353,8 @@ def _loot_confiscated(s: State, e: LootConfiscated) -> State:
     return update(s, confiscated=s.confiscated + e.cards, table=(), shares=None)
 
 
-def _player_resigned(s: State, e: PlayerResigned) -> State:
-    return update(s, resigned=setitem(s.resigned, e.seat, True))
-
-
-def _message_sent(s: State, e: MessageSent) -> State:
-    return s
-
-
 def _game_ended(s: State, e: GameEnded) -> State:
-    return update(s, phase=OVER, end_reason=e.reason, scores=e.scores, winners=e.winners, due_at=None)
-
-
-def _deadline_missed(s: State, e: DeadlineMissed) -> State:
-    misses = list(s.misses)
-    for seat in e.seats:
-        misses[seat] += 1
-    return update(s, misses=tuple(misses))
-
-
-def _deadline_extended(s: State, e: DeadlineExtended) -> State:
-    left = list(s.extensions_left)
-    if e.reason == "absence":
-        for seat in e.seats:
-            left[seat] -= 1
-    return update(s, due_at=e.due_at, extensions_left=tuple(left), ready=_unready(s.ready, e.unready))
-
-
-def _deadline_near(s: State, e: DeadlineNear) -> State:
-    return update(s, warned=e.due_at)
-
-
-def _autopilot_engaged(s: State, e: AutopilotEngaged) -> State:
-    return update(s, autopilot=setitem(s.autopilot, e.seat, True))
-
-
-def _autopilot_released(s: State, e: AutopilotReleased) -> State:
-    return update(s, autopilot=setitem(s.autopilot, e.seat, False), misses=setitem(s.misses, e.seat, 0))
-
-
-def _pause_voted(s: State, e: PauseVoted) -> State:
-    return update(s, pause_votes=s.pause_votes | {e.seat})
-
-
-def _game_paused(s: State, e: GamePaused) -> State:
-    return update(s, paused_at=e.at, pause_votes=frozenset())
-
-
-def _game_resumed(s: State, e: GameResumed) -> State:
-    return update(s, paused_at=None, pause_votes=frozenset(), due_at=e.due_at)
-
-
-def _seat_handed_over(s: State, e: SeatHandedOver) -> State:
-    return update(
-        s,
-        players=setitem(s.players, e.seat, e.player),
-        extensions_left=setitem(s.extensions_left, e.seat, s.options.extensions),
-        misses=setitem(s.misses, e.seat, 0),
-    )
+    return update(s, phase=OVER, end_reason=e.reason, scores=e.scores, winners=e.winners)
 
 
 _HANDLERS: dict[type[Any], Callable[[State, Any], State]] = {
@@ -430,12 +363,10 @@ _HANDLERS: dict[type[Any], Callable[[State, Any], State]] = {
     LootRevealed: _loot_revealed,
     FuzzRevealed: _fuzz_revealed,
     StepOpened: _step_opened,
-    DeadlinePassed: _deadline_passed,
     LootDistributed: _loot_distributed,
     ActionChosen: _action_chosen,
     ThreatPlaced: _threat_placed,
     ThreatRemoved: _threat_removed,
-    ReadySet: _ready_set,
     PayoffOffered: _payoff_offered,
     PayoffWithdrawn: _payoff_withdrawn,
     GiftGiven: _gift_given,
@@ -458,21 +389,32 @@ _HANDLERS: dict[type[Any], Callable[[State, Any], State]] = {
     BossBonus: _boss_bonus,
     RoundEnded: _round_ended,
     LootConfiscated: _loot_confiscated,
-    PlayerResigned: _player_resigned,
-    MessageSent: _message_sent,
     GameEnded: _game_ended,
-    DeadlineMissed: _deadline_missed,
-    DeadlineExtended: _deadline_extended,
-    DeadlineNear: _deadline_near,
-    AutopilotEngaged: _autopilot_engaged,
-    AutopilotReleased: _autopilot_released,
-    PauseVoted: _pause_voted,
-    GamePaused: _game_paused,
-    GameResumed: _game_resumed,
-    SeatHandedOver: _seat_handed_over,
 }
 
 
-def evolve(state: State, event: Event) -> State:
-    """Apply one event (a fact) to the state."""
-    return _HANDLERS[type(event)](state, event)
+# --- the table's facts that GoodCritters' rules read (games.rules.table: its events, by TYPE) ---
+def _player_resigned(s: State, e: _Seat) -> State:
+    """R7.4: a resigned player cannot win, and counts as done in Step 3."""
+    return update(s, resigned=setitem(s.resigned, e.seat, True))
+
+
+def _deadline_extended(s: State, e: _Unready) -> State:
+    """R7.5 (extensions): every ready flag is cleared."""
+    return update(s, ready=_unready(s.ready, e.unready))
+
+
+FOLLOWED: dict[str, Callable[[State, Any], State]] = {
+    "PlayerResigned": _player_resigned,
+    "ReadySet": _ready_set,
+    "DeadlineExtended": _deadline_extended,
+}
+"""The table's events GoodCritters folds too, by ``TYPE`` (``games.rules.table.game.WritesTableFacts``)."""
+
+
+def evolve(state: State, event: Any) -> State:
+    """Apply one event (a fact) to the state: the game's own, or one of the table's it follows."""
+    handler = _HANDLERS.get(type(event))
+    if handler is None:
+        handler = FOLLOWED[event.TYPE]
+    return handler(state, event)

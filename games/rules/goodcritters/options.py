@@ -1,6 +1,8 @@
-"""Game options: every optional rule of RULES.md and the play-by-web settings (R7).
+"""Game options: every optional rule of RULES.md. Defaults: the base game.
 
-Defaults: the base game.
+The play-by-web settings (R7: deadlines, absence, pause, warnings) are the table's (``games.rules.table``),
+which validates them; GoodCritters keeps them, as the table gives them, in its start event (``table``),
+where its log has always had them.
 """
 
 from __future__ import annotations
@@ -11,25 +13,6 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from games.rules.core import JSON, InvalidOptions
-from games.rules.table.options import (  # the play-by-web options: the table's, for every game
-    DEFAULT_MAX_PAUSE as DEFAULT_MAX_PAUSE,
-)
-from games.rules.table.options import (
-    MAX_AUTOPILOT_AFTER as MAX_AUTOPILOT_AFTER,
-)
-from games.rules.table.options import (
-    MAX_DEADLINE_SECONDS as MAX_DEADLINE_SECONDS,
-)
-from games.rules.table.options import (
-    MAX_EXTENSIONS as MAX_EXTENSIONS,
-)
-from games.rules.table.options import (
-    PAUSE_BY as PAUSE_BY,
-)
-from games.rules.table.options import (
-    TABLE_KEYS,
-    parse_settings,
-)
 
 from .cards import ACTIONS
 
@@ -41,6 +24,9 @@ FUZZ_DEPTHS: Final[dict[str, tuple[float, float] | None]] = {
 NO_VOTE_RULES: Final[tuple[str, ...]] = ("english", "russian")  # R4.3/R4.4 or R4.5
 TIMEOUT_ACTIONS: Final[tuple[str, ...]] = ("none", *ACTIONS)  # R7.3
 DEADLINE_STEPS: Final[tuple[str, ...]] = ("distribute", "choose")  # the steps that wait on players (R7.1)
+MAX_PAUSE_KEY: Final = "max_pause"  # R7.6's option, which the options of a game under rules 2 never name
+# the table's settings, which the start event keeps beside the game's own options (the table validates them)
+TABLE_OPTION_KEYS: Final[tuple[str, ...]] = ("deadlines", "absence", "pause_by", "warn_before", MAX_PAUSE_KEY)
 MAX_BOSS_TERM_LIMIT: Final[int] = 50
 
 # A game is played to its end under the rules it started with (ruling 32): the rules' version is a fact of
@@ -62,18 +48,9 @@ class Options:
     no_vote_rule: str = "english"  # R4.5
     shuffle_seats: bool = False  # R1.1
     timeout_action: str = "none"  # R7.3
-    deadline_distribute: int | None = None  # seconds, R7.1
-    deadline_choose: int | None = None  # seconds, R7.1
-    # absent players (play by web): each seat's budget of deadline extensions, and the consecutive missed
-    # deadlines after which the seat goes on autopilot (None: never)
-    extensions: int = 1
-    autopilot_after: int | None = 3
-    pause_by: str = "creator"  # who pauses and resumes: the game's creator, or a vote of the players
-    warn_before: int | None = None  # seconds before a deadline to warn (None: a quarter of the step; 0: off)
-    max_pause: int = DEFAULT_MAX_PAUSE  # R7.6: seconds after which a pause ends by itself
-
-    def deadline(self, step: str) -> int | None:
-        return self.deadline_distribute if step == "distribute" else self.deadline_choose
+    # the table's settings (deadlines, absence, pause, warnings, R7) as JSON, as the table gave them at the
+    # start: they are written in the start event with the game's own options
+    table: tuple[tuple[str, Any], ...] = ()
 
     def fuzz_span(self) -> tuple[float, float] | None:
         """``None`` for the standard R1.4 split, else the ``(from, to)`` fractions of the pile."""
@@ -91,11 +68,6 @@ _KEYS: Final[tuple[str, ...]] = (
     "no_vote_rule",
     "shuffle_seats",
     "timeout_action",
-    "deadlines",
-    "absence",
-    "pause_by",
-    "warn_before",
-    "max_pause",
 )
 
 
@@ -147,7 +119,9 @@ def _fuzz_depth(value: Any) -> str | tuple[float, float]:
 
 
 def parse_options(raw: Mapping[str, Any] | None) -> Options:
-    """Validate a game's options; missing keys take the defaults (the base game)."""
+    """Validate a game's options; missing keys take the defaults (the base game). Keys that are not the
+    game's are the table's settings, kept as they are (the table validates them, and reads them back from
+    the start event)."""
     if raw is None:
         return DEFAULT_OPTIONS
     if isinstance(raw, Options):
@@ -155,10 +129,8 @@ def parse_options(raw: Mapping[str, Any] | None) -> Options:
     if not isinstance(raw, Mapping):
         raise InvalidOptions("options must be a JSON object")
     for key in raw:
-        if key not in _KEYS:
-            raise InvalidOptions(f"unknown option {key!r}", key=key)
-    # the play-by-web options are the table's, validated once (games.rules.table.options)
-    table = parse_settings({k: raw[k] for k in TABLE_KEYS if k in raw}, DEADLINE_STEPS)
+        if key not in _KEYS and key not in TABLE_OPTION_KEYS:
+            raise InvalidOptions(f"unknown option {key!r}", key=str(key))
     return Options(
         payoffs=_bool(raw, "payoffs") if "payoffs" in raw else False,
         boss_term_limit=_boss_term_limit(raw.get("boss_term_limit")),
@@ -166,19 +138,20 @@ def parse_options(raw: Mapping[str, Any] | None) -> Options:
         no_vote_rule=_choice(raw, "no_vote_rule", NO_VOTE_RULES) if "no_vote_rule" in raw else "english",
         shuffle_seats=_bool(raw, "shuffle_seats") if "shuffle_seats" in raw else False,
         timeout_action=_choice(raw, "timeout_action", TIMEOUT_ACTIONS) if "timeout_action" in raw else "none",
-        deadline_distribute=table.deadline("distribute"),
-        deadline_choose=table.deadline("choose"),
-        extensions=table.extensions,
-        autopilot_after=table.autopilot_after,
-        pause_by=table.pause_by,
-        warn_before=table.warn_before,
-        max_pause=table.max_pause,
+        table=table_settings(raw),
     )
 
 
+def table_settings(raw: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """The table's settings among ``raw``, in their one order (a stored JSON object may come back in another:
+    the options of two equal games are equal)."""
+    return tuple((k, raw[k]) for k in TABLE_OPTION_KEYS if k in raw)
+
+
 def options_to_json(options: Options, *, rules: int = RULES) -> JSON:
-    """The full JSON form (every key, defaults included); ``parse_options`` reads it back. ``rules``: the
-    rules the game plays under; before R7.6 (rules 2) the form had no ``max_pause``."""
+    """The full JSON form (every key, defaults included), the table's settings after the game's own;
+    ``parse_options`` reads it back. ``rules``: the rules the game plays under; before R7.6 (rules 2) the
+    form had no ``max_pause``."""
     depth = options.fuzz_depth
     out: JSON = {
         "payoffs": options.payoffs,
@@ -187,11 +160,8 @@ def options_to_json(options: Options, *, rules: int = RULES) -> JSON:
         "no_vote_rule": options.no_vote_rule,
         "shuffle_seats": options.shuffle_seats,
         "timeout_action": options.timeout_action,
-        "deadlines": {"distribute": options.deadline_distribute, "choose": options.deadline_choose},
-        "absence": {"extensions": options.extensions, "autopilot_after": options.autopilot_after},
-        "pause_by": options.pause_by,
-        "warn_before": options.warn_before,
     }
-    if rules >= RULES_R7_6:  # a game under older rules wrote its options without it (and has no such limit)
-        out["max_pause"] = options.max_pause
+    for key, value in options.table:
+        if key != MAX_PAUSE_KEY or rules >= RULES_R7_6:  # under rules 2 the form had no such limit
+            out[key] = value
     return out

@@ -11,7 +11,7 @@ from games.rules.core import JSON
 
 from .cards import FUZZ, VALUES
 from .evolve import _HANDLERS
-from .serde import event_from_json
+from .serde import EVENT_SPECS, event_from_json
 from .state import INITIAL_STATE
 
 Node = str | dict[str, Any]
@@ -86,7 +86,8 @@ def replay_sections(events: Sequence[Mapping[str, Any]], names: Sequence[str]) -
     for event in events:
         data = event["data"]
         kind = event["type"]
-        state = _HANDLERS[type(parsed := event_from_json(data))](state, parsed)
+        if kind in EVENT_SPECS:  # the game's own events (the Stashes); the table's say nothing of them
+            state = _HANDLERS[type(parsed := event_from_json(data))](state, parsed)
         if kind == "RoundStarted":
             body, parts, stash_at = [], {}, None
             body.append(

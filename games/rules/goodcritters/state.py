@@ -12,11 +12,10 @@ an index. Per-seat facts are tuples indexed by seat; Payoff bundles are indexed 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any, Final, NamedTuple
 
 from .cards import FUZZ
-from .options import DEFAULT_OPTIONS, RULES, RULES_R7_6, Options
+from .options import DEFAULT_OPTIONS, RULES, Options
 
 # phases
 SETUP: Final = "setup"
@@ -69,14 +68,13 @@ class State(NamedTuple):
     boss_rounds: int = 0  # rounds resolved in a row with this Boss (R5.4)
     round: int = 0
     step_no: int = 0
-    due_at: str | None = None
     table: tuple[int, ...] = ()  # face-up Loot in the middle
     shares: tuple[tuple[int, ...], ...] | None = None  # Step 2's distribution, per seat
     stashes: tuple[frozenset[int], ...] = ()
     payoff_cards: tuple[int, ...] = ()
     actions: tuple[str | None, ...] = ()  # chosen (face-down) Action card per seat
     action_commits: tuple[int, ...] = ()  # commit_no of each seat's current choice (-1: none)
-    ready: tuple[bool, ...] = ()
+    ready: tuple[bool, ...] = ()  # R2.4, the table's flags (its ReadySet and the events' ``unready``)
     threats: tuple[int | None, ...] = ()
     bundles: tuple[Bundle | None, ...] = ()
     trades: tuple[Trade, ...] = ()
@@ -85,19 +83,12 @@ class State(NamedTuple):
     changes: tuple[int, ...] = ()  # changes each seat made in the current step (public)
     revealed: tuple[bool, ...] = ()  # Step 4: Action card shown
     skimmed: bool = False  # the round's first Skim happened
-    resigned: tuple[bool, ...] = ()
+    resigned: tuple[bool, ...] = ()  # R7.4, the table's PlayerResigned
     confiscated: tuple[int, ...] = ()
     last_vote: tuple[int, int, str] | None = None  # (yes, no, outcome) of the last resolved round
     end_reason: str | None = None
     scores: tuple[int, ...] | None = None
     winners: tuple[int, ...] = ()
-    # play by web: absent players, pause, warnings (R7, rulings in the README)
-    extensions_left: tuple[int, ...] = ()  # deadline extensions each seat may still be given
-    misses: tuple[int, ...] = ()  # consecutive deadlines each seat missed
-    autopilot: tuple[bool, ...] = ()  # seats played by the sensible bot until taken back
-    paused_at: str | None = None  # ISO-8601 UTC while the game is paused
-    pause_votes: frozenset[int] = frozenset()  # seats voting to pause (or, while paused, to resume)
-    warned: str | None = None  # the ``due_at`` a DeadlineNear warning was given for
     rules: int = RULES  # the rules the game plays to its end, from GameStarted (ruling 32)
 
     @property
@@ -135,15 +126,6 @@ def update(state: State, **changes: Any) -> State:
 
 
 INITIAL_STATE: Final[State] = State()
-
-
-def pause_end(state: State) -> datetime | None:
-    """When the current pause ends by itself: the game's ``max_pause`` seconds after it began (R7.6);
-    ``None`` when the game is not paused, and always for a game under rules before R7.6 (its pause has no
-    limit, ruling 32)."""
-    if state.paused_at is None or state.rules < RULES_R7_6:
-        return None
-    return datetime.fromisoformat(state.paused_at) + timedelta(seconds=state.options.max_pause)
 
 
 def setitem(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:

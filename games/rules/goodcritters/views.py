@@ -9,7 +9,6 @@ the pile's size). A spectator (``None``) sees only the public facts. Once the ga
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
 from games.rules.core import JSON, Viewer
@@ -18,7 +17,7 @@ from games.rules.rng import seed_commitment
 from . import events as ev
 from .cards import VALUES, card_json
 from .serde import event_to_json
-from .state import OVER, SETUP, Bundle, State, Trade, pause_end
+from .state import OVER, SETUP, Bundle, State, Trade
 
 # --------------------------------------------------------------------------------------------------
 # events
@@ -94,12 +93,6 @@ def _rob_guarded(e: ev.RobGuarded, out: JSON, viewer: Viewer) -> None:
         out["card"] = None
 
 
-def _message(e: ev.MessageSent, out: JSON, viewer: Viewer) -> None:
-    if e.to is not None and viewer != e.seat and viewer not in e.to:
-        out["text"] = None
-        out["to"] = None
-
-
 def _game_ended(e: ev.GameEnded, out: JSON, viewer: Viewer) -> None:
     out["seed"] = None
 
@@ -116,7 +109,6 @@ _REDACTORS: dict[type[Any], Redactor] = {
     ev.BossBonus: _own_card("seat"),
     ev.RobSucceeded: _rob,
     ev.RobGuarded: _rob_guarded,
-    ev.MessageSent: _message,
     ev.GameEnded: _game_ended,
 }
 
@@ -184,14 +176,11 @@ def _seat_json(state: State, seat: int, viewer: Viewer, full: bool) -> JSON:
         "stash": _cards(stash, state.types) if mine else None,
         "stash_value": sum(VALUES[c] for c in stash) if mine else None,
         "changes": state.changes[seat],
-        "autopilot": state.autopilot[seat],
-        "extensions_left": state.extensions_left[seat],
-        "misses": state.misses[seat],
+        # the table's facts: it writes them in (games.rules.table)
+        "autopilot": None,
+        "extensions_left": None,
+        "misses": None,
     }
-
-
-def _iso(at: datetime | None) -> str | None:
-    return None if at is None else at.isoformat()
 
 
 def view_for(state: State, viewer: Viewer, *, full: bool = False) -> JSON:
@@ -216,10 +205,11 @@ def view_for(state: State, viewer: Viewer, *, full: bool = False) -> JSON:
         "round": state.round,
         "step": state.phase,
         "step_no": state.step_no,
-        "due_at": state.due_at,
-        "paused_at": state.paused_at,
-        "pause_until": _iso(pause_end(state)),
-        "pause_votes": sorted(state.pause_votes),
+        # the table's facts: it writes them in (games.rules.table)
+        "due_at": None,
+        "paused_at": None,
+        "pause_until": None,
+        "pause_votes": None,
         "table": [card_json(c, state.types) for c in state.table],
         "shares": [_cards(s, state.types) for s in shares] if shares is not None else None,
         "pile_size": state.pile_size,

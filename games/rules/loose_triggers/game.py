@@ -46,6 +46,8 @@ class LooseTriggers:
         setup: Mapping[str, Any] | None = None,
         *,
         fixed_seed: bool = False,
+        creator: str | None = None,
+        settings: Mapping[str, Any] | None = None,
     ) -> StartGame:
         """The system's StartGame; ``setup`` (operators) may fix ``seats``, ``loot_deck`` and ``bagman``,
         which makes the game not fair."""
@@ -123,7 +125,7 @@ class LooseTriggers:
             ready=w.step == CHOOSE,
         )
 
-    def close_command(self, step_no: int) -> CloseStep:
+    def close_command(self, step_no: int, reason: str = "deadline") -> CloseStep:
         return CloseStep(seat=None, step_no=step_no)
 
     def resign_command(self, seat: int) -> Resign:

@@ -38,6 +38,47 @@ class Step:
     ready: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """The table's opening, as a game's own start event carries it (a game that writes the table's facts
+    into its own events, see :class:`WritesTableFacts`): the first holders of the seats, the table's settings
+    as JSON (the keys of ``games.rules.table.options.TABLE_KEYS``) and whether R7.6 applies (a pause ends by
+    itself; a step opened during a pause runs from the resume). A game keeps the rules it started with
+    (RULES.md ruling 32): games of GoodCritters started under its rules 2 play without R7.6."""
+
+    players: tuple[str, ...]
+    settings: Mapping[str, Any]
+    pause_limit: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class StepOpening:
+    """A game's event that opens a step and carries its deadline (``due_at``, which the table writes in)."""
+
+    step_no: int
+    step: str
+    due_at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StepClosing:
+    """A game's event that closes a step: no deadline runs until the next step opens."""
+
+    step_no: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatFacts:
+    """What a game's event tells the table of the seats: the ready flags it lowers (R2.4: any change by a
+    seat, or to a seat, lowers its flag) and the seat that acted by itself (its missed deadlines restart)."""
+
+    unready: tuple[int, ...] = ()
+    acted: int | None = None
+
+
+TableFact = Opening | StepOpening | StepClosing | SeatFacts
+
+
 class Game(Protocol[GameState]):
     """A game's pure rules, as the table hosts them."""
 
@@ -63,8 +104,12 @@ class Game(Protocol[GameState]):
         setup: Mapping[str, Any] | None,
         *,
         fixed_seed: bool,
+        creator: str | None = None,
+        settings: Mapping[str, Any] | None = None,
     ) -> Any:
-        """The game's own start; ``fixed_seed``: an operator chose the seed (the game is not fair)."""
+        """The game's own start; ``fixed_seed``: an operator chose the seed (the game is not fair);
+        ``creator``: the player who made the game; ``settings``: the table's settings as JSON (a game that
+        writes the table's facts into its own start event keeps them there)."""
         ...
 
     def initial_state(self) -> GameState: ...
@@ -101,8 +146,10 @@ class Game(Protocol[GameState]):
         ``None`` when nothing is due from it now."""
         ...
 
-    def close_command(self, step_no: int) -> Any | None:
-        """The system command that closes step ``step_no`` (steps with ``closes``), else ``None``."""
+    def close_command(self, step_no: int, reason: str) -> Any | None:
+        """The system command that closes step ``step_no`` (steps with ``closes``), else ``None``.
+        ``reason``: ``"ready"`` (every seat in it is ready, or nobody is left to wait for) or
+        ``"deadline"``."""
         ...
 
     def resign_command(self, seat: int) -> Any | None:
@@ -116,3 +163,33 @@ class Game(Protocol[GameState]):
     def redact_event(self, event: Any, viewer: Viewer, *, terminal: bool) -> JSON: ...
 
     def bot_command(self, state: GameState, seat: int, *, strategy: str, salt: int) -> Any | None: ...
+
+
+class WritesTableFacts(Protocol):
+    """Optional, for a game whose log predates the table and must stay as clients know it (GoodCritters):
+    the game writes the table's facts into its own events, and the table reads them from there instead of
+    writing its own ``TableOpened``, ``DeadlineSet``, ``PlayerReturned`` and lowered ``ReadySet`` events.
+
+    - ``fact_types``: the game's event classes that carry a table fact (the others are never asked);
+    - ``table_fact(event)``: the fact, or ``None``;
+    - ``with_due_at(event, due_at)``: the step-opening ``event`` with the deadline the table gives it;
+    - ``start_type``: the game's own start command, which the table records as it is;
+    - ``follows``: the ``TYPE`` names of the table's events that the game folds too (its rules read them:
+      e.g. who resigned, R7.4, and the ready flags, R2.4);
+    - ``rules_versions`` and ``rules_version(state)``: the game's own rules versions (ruling 32).
+    """
+
+    fact_types: frozenset[type[Any]]
+    start_type: type[Any]
+    follows: frozenset[str]
+    rules_versions: tuple[str, ...]
+
+    def table_fact(self, event: Any) -> TableFact | None: ...
+
+    def with_due_at(self, event: Any, due_at: str | None) -> Any: ...
+
+    def with_settings(self, start: Any, settings: Mapping[str, Any]) -> Any:
+        """The game's start command with the table's settings (JSON, in full) in place of its own copy."""
+        ...
+
+    def rules_version(self, state: Any) -> str: ...

@@ -20,13 +20,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
-from games.rules.core import JSON, Context, InvalidOptions, Seat, Viewer, Waiting
+from games.rules.core import JSON, AuditSecrets, Context, InvalidOptions, Seat, Viewer, Waiting
 
 from . import commands as cmd
 from . import events as ev
 from . import seating, serde
 from .errors import ERRORS, fail
-from .game import Game, Step
+from .game import Game, Opening, SeatFacts, Step, StepClosing, StepOpening
+from .options import DEFAULT_MAX_PAUSE as DEFAULT_MAX_PAUSE
 from .options import TABLE_KEYS, Options, Settings, parse_settings, settings_to_json
 from .state import TableState, setitem
 from .types import table_types
@@ -143,12 +144,42 @@ def _resumed(s: TableState, e: ev.GameResumed) -> TableState:
     return s._replace(paused_at=None, due_at=e.due_at, pause_votes=frozenset())
 
 
+def _opening(s: TableState, o: Opening, steps: tuple[str, ...]) -> TableState:
+    """``TableOpened``'s fold, from a game's own start event."""
+    opened = _opened(s, ev.TableOpened(players=o.players, settings=parse_settings(o.settings, steps)))
+    return opened._replace(pause_limit=o.pause_limit)
+
+
+def _step_opening(s: TableState, o: StepOpening) -> TableState:
+    """``DeadlineSet``'s fold, from a game's own step-opening event that carries its deadline."""
+    return _deadline_set(s, ev.DeadlineSet(step_no=o.step_no, step=o.step, due_at=o.due_at))
+
+
+def _step_closing(s: TableState, f: StepClosing) -> TableState:
+    return s._replace(due_at=None)
+
+
+def _passed(s: TableState, e: ev.DeadlinePassed) -> TableState:
+    """The deadline passed: none runs until the next step opens (it gets its own, DeadlineSet)."""
+    return s._replace(due_at=None)
+
+
+def _seat_facts(s: TableState, f: SeatFacts) -> TableState:
+    ready = s.ready
+    if f.unready and True in ready:
+        ready = tuple(False if i in f.unready else r for i, r in enumerate(ready))
+    misses = s.misses
+    if f.acted is not None and misses[f.acted]:
+        misses = setitem(misses, f.acted, 0)
+    return s._replace(ready=ready, misses=misses) if ready is not s.ready or misses is not s.misses else s
+
+
 _HANDLERS: Final[dict[type[Any], Any]] = {
     ev.TableOpened: _opened,
     ev.DeadlineSet: _deadline_set,
     ev.DeadlineMissed: _missed,
     ev.DeadlineExtended: _extended,
-    ev.DeadlinePassed: _same,
+    ev.DeadlinePassed: _passed,
     ev.DeadlineNear: _near,
     ev.ReadySet: _ready,
     ev.PlayerReturned: _returned,
@@ -195,6 +226,17 @@ class Table:
         self._initial = TableState(game=game.initial_state())
         self._step = getattr(game, "step", None)  # decide + the state after, when the game offers it
         self._last: tuple[Any, Step | None] = (None, None)
+        # a game that writes the table's facts into its own events (game.WritesTableFacts: GoodCritters)
+        self._fact_types: frozenset[type[Any]] = frozenset(getattr(game, "fact_types", ()))
+        self._follows: frozenset[str] = frozenset(getattr(game, "follows", ()))
+        self._start_type: type[Any] | None = getattr(game, "start_type", None)
+        if self._fact_types:
+            self.rules_versions = tuple(game.rules_versions)  # type: ignore[attr-defined]
+        for hook in ("spectator_data", "replay_sections"):  # core.AuditHooks of the game's own, on JSON
+            if hasattr(game, hook):
+                setattr(self, hook, getattr(game, hook))
+        if hasattr(game, "audit_secrets"):  # its check reads the game's own state
+            self.audit_secrets = lambda seed: _GameSecrets(game.audit_secrets(seed))
 
     def _waiting(self, state: Any) -> Step | None:
         """``game.waiting(state)``, asked once per game state (the table asks it several times a command).
@@ -233,9 +275,26 @@ class Table:
     def evolve(self, state: TableState, event: Any) -> TableState:
         handler = _HANDLERS.get(type(event))
         if handler is None:
-            return _with_game(state, self.game.evolve(state.game, event))
-        new: TableState = handler(state, event)
+            new = _with_game(state, self.game.evolve(state.game, event))
+            if type(event) in self._fact_types:
+                new = self._fold_fact(new, event)
+            return new
+        new = handler(state, event)
+        if self._follows and event.TYPE in self._follows:  # the game's rules read this fact too
+            new = _with_game(new, self.game.evolve(new.game, event))
         return new
+
+    def _fold_fact(self, state: TableState, event: Any) -> TableState:
+        fact = self.game.table_fact(event)  # type: ignore[attr-defined]
+        if fact is None:
+            return state
+        if isinstance(fact, StepOpening):
+            return _step_opening(state, fact)
+        if isinstance(fact, Opening):
+            return _opening(state, fact, self.game.deadline_steps)
+        if isinstance(fact, StepClosing):
+            return _step_closing(state, fact)
+        return _seat_facts(state, fact)
 
     def fold(self, events: Iterable[Any], state: TableState | None = None) -> TableState:
         s = self._initial if state is None else state
@@ -247,6 +306,9 @@ class Table:
         return self.game.is_terminal(state.game)
 
     def rules_version(self, state: TableState) -> str:
+        if self._fact_types:
+            version: str = self.game.rules_version(state.game)  # type: ignore[attr-defined]
+            return version
         return RULES_VERSION
 
     def scores(self, state: TableState) -> Sequence[int] | None:
@@ -258,7 +320,7 @@ class Table:
     def step(self, state: TableState, command: Any, ctx: Context) -> tuple[list[Any], TableState]:
         """``decide`` and the state its events lead to."""
         run = _Run(self, state, ctx)
-        if isinstance(command, cmd.StartGame):
+        if isinstance(command, cmd.StartGame) or type(command) is self._start_type:
             if command.seat is not None:
                 fail("system_only", "only the system starts a game")
             if state.opened:
@@ -298,6 +360,9 @@ class Table:
         before = run.state
         w = self._waiting(before.game)
         run.play(command)
+        if self._fact_types:  # the game's events say which flags they lower and who acted
+            self._settle(run)
+            return
         state = run.state
         if state.misses[seat] and not state.autopilot[seat]:  # by itself, not the autopilot's bot
             run.emit(ev.PlayerReturned(seat=seat))
@@ -307,7 +372,13 @@ class Table:
         self._settle(run)
 
     # --- start --------------------------------------------------------------------------------
-    def _start(self, run: _Run, command: cmd.StartGame) -> None:
+    def _start(self, run: _Run, command: Any) -> None:
+        if type(command) is self._start_type:  # the game's own start: its start event opens the table
+            run.play(command)
+            if not run.state.opened:
+                raise RuntimeError(f"{self.slug}: the start event carries no opening")
+            self._settle(run)
+            return
         options = command.options
         if not isinstance(options, Options):
             fail("invalid_command", "the options of a start command")
@@ -321,13 +392,7 @@ class Table:
 
     # --- settling: deadlines of new steps, resigned seats' defaults, ready steps ------------------------
     def _due(self, run: _Run, w: Step) -> str | None:
-        seconds = self.step_seconds_of(run.state, w)
-        if seconds is None:
-            return None
-        start = seating.utc(run.ctx.now)
-        if run.state.paused_at is not None:  # R7.6: full duration from the resume, not more
-            start = datetime.fromisoformat(run.state.paused_at)
-        return (start + timedelta(seconds=seconds)).isoformat()
+        return due_at(run.state, self.step_seconds_of(run.state, w), run.ctx.now)
 
     def step_seconds_of(self, state: TableState, w: Step) -> int | None:
         if w.seconds is not None:
@@ -361,7 +426,7 @@ class Table:
                 (w.ready and all(state.ready[s] or state.resigned[s] for s in w.seats))
                 or (not w.seats and w.seconds is None)  # nobody left to wait for
             ):
-                close = game.close_command(w.step_no)
+                close = game.close_command(w.step_no, "ready")
                 if close is not None:
                     run.play(close)
                     continue
@@ -433,7 +498,12 @@ class Table:
             return [*extra, cmd.Resign.TYPE, cmd.SendMessage.TYPE]
         out = list(self.game.legal_commands(state.game, seat))
         w = self._waiting(state.game)
-        if w is not None and w.ready and seat in w.seats:
+        if (
+            w is not None
+            and w.ready
+            and seat in w.seats
+            and (state.ready[seat] or self.game.default_command(state.game, seat, "timeout") is None)
+        ):  # up once the seat's choice is made, and down again
             out.append(cmd.SetReady.TYPE)
         return [*out, *extra, cmd.Resign.TYPE, cmd.SendMessage.TYPE]
 
@@ -464,7 +534,9 @@ class Table:
         settings = state.settings
         assert settings is not None
         end = pause_end(state)
-        _holders(out, state)
+        _fill(out, state, terminal=self.game.is_terminal(state.game))
+        if self._fact_types:  # the game's view has the table's facts in place, as its clients know it
+            return out
         out["play"] = {
             "step": None if w is None else w.step,
             "step_no": state.step_no,
@@ -497,7 +569,7 @@ class Table:
             return self.view_for(state, None)
         out = self.view_for(state, None)
         out.update(full(state.game))
-        return _holders(out, state) if state.opened else out
+        return _fill(out, state, terminal=self.game.is_terminal(state.game)) if state.opened else out
 
     def redact_event(self, event: Any, viewer: Viewer, *, terminal: bool) -> JSON:
         if type(event) not in _HANDLERS:
@@ -537,6 +609,8 @@ class Table:
         if not isinstance(data, Mapping):
             fail("invalid_command", "malformed command: a command is a JSON object")
         kind = data.get("type")
+        if self._start_type is not None and kind == self._start_type.TYPE:  # the game's own start
+            return self._game_start_from_json(data, seat)
         if isinstance(kind, str) and kind in serde.COMMAND_TYPES:
             return self._codec.command_from_json(data, seat)
         if not isinstance(kind, str) or kind not in self._game_commands or type(seat) is not int:
@@ -545,6 +619,18 @@ class Table:
         if getattr(command, "reason", None) is not None:
             fail("invalid_command", "malformed command: a default's reason is the table's to give")
         return command
+
+    def _game_start_from_json(self, data: Mapping[str, Any], seat: Seat | None) -> Any:
+        """The game's own start command, its table settings in full (a start stored with some of them left
+        out, as they were once stored, starts the game with their defaults written out)."""
+        command = self.game.command_from_json(data, seat)
+        raw = data.get("options")
+        table = {k: raw[k] for k in TABLE_KEYS if k in raw} if isinstance(raw, Mapping) else {}
+        try:
+            settings = parse_settings(table, self.game.deadline_steps)
+        except InvalidOptions as exc:
+            fail("invalid_command", f"malformed command: {exc}")
+        return self.game.with_settings(command, settings_to_json(settings))  # type: ignore[attr-defined]
 
     def start_command(
         self,
@@ -560,9 +646,21 @@ class Table:
         fixed = rest.pop("fixed_seed", False)
         if type(fixed) is not bool:
             fail("invalid_setup", "setup 'fixed_seed' must be true or false")
+        start = None
+        if rest or self._start_type is not None:
+            start = self.game.start_command(
+                players,
+                opts.game,
+                bytes(seed),
+                rest or None,
+                fixed_seed=fixed,
+                creator=creator,
+                settings=settings_to_json(opts.settings),
+            )
         if rest:  # the game checks an operator's setup now, in full: refused before anything is made
-            start = self.game.start_command(players, opts.game, bytes(seed), rest, fixed_seed=fixed)
             self.game.decide(self.game.initial_state(), start, Context(now=datetime(2000, 1, 1, tzinfo=UTC)))
+        if self._start_type is not None:  # recorded as the game's own start (its log predates the table)
+            return start
         return cmd.StartGame(
             seat=None,
             players=tuple(players),
@@ -593,6 +691,12 @@ class Table:
         game's own (its ``GameStarted``) and the table's (``TableOpened``)."""
         game: JSON | None = None
         table: JSON | None = None
+        if self._start_type is not None:  # the game's start event holds the table's settings too
+            for event in events:
+                if event.get("type") == "GameStarted":
+                    found = event["data"].get("options")
+                    return dict(found) if isinstance(found, Mapping) else None
+            return None
         for event in events:
             if event.get("type") == "GameStarted" and game is None:
                 game = event["data"].get("options")
@@ -608,27 +712,89 @@ class Table:
         return None if chart is None or not state.opened else chart(state.game)
 
 
+class _GameSecrets:
+    """A game's ``core.AuditSecrets``, given the game's own state out of the table's."""
+
+    def __init__(self, inner: AuditSecrets) -> None:
+        self._inner = inner
+
+    @property
+    def commitments_opened(self) -> int:
+        return self._inner.commitments_opened
+
+    @property
+    def random_picks(self) -> int:
+        return self._inner.random_picks
+
+    def check(self, seq: int, data: Mapping[str, Any], state: TableState) -> None:
+        self._inner.check(seq, data, state.game)
+
+    def random_fields(self, kind: str) -> frozenset[str]:
+        return self._inner.random_fields(kind)
+
+
 def _parse(value: str | None) -> datetime | None:
     return None if value is None else datetime.fromisoformat(value)
 
 
-def _holders(out: JSON, state: TableState) -> JSON:
-    """The seats' holders as the table knows them, in the game's view too (``players``, and each seat's
-    ``player``): a hand-over changes them, the game's own state never learns of it."""
+_TOP_SLOTS: Final = ("due_at", "paused_at", "pause_until", "pause_votes")
+_SEAT_SLOTS: Final = ("player", "resigned", "autopilot", "ready", "misses", "extensions_left")
+
+
+def _fill(out: JSON, state: TableState, *, terminal: bool) -> JSON:
+    """The table's facts in the game's view too: ``players`` and each seat's ``player`` (the seats' holders
+    now: a hand-over changes them, the game's own state never learns of it), and wherever the game's view
+    leaves a slot empty (null) for the table: each seat's ``resigned``, ``autopilot``, ``ready``, ``misses``
+    and ``extensions_left``, and the top level's ``due_at`` (null once the game is over), ``paused_at``,
+    ``pause_until`` and ``pause_votes``."""
     out["players"] = list(state.players)
+    end = pause_end(state)
+    top = (
+        None if terminal else state.due_at,
+        state.paused_at,
+        None if end is None else end.isoformat(),
+        sorted(state.pause_votes),
+    )
+    for key, value in zip(_TOP_SLOTS, top, strict=True):
+        if key in out and out[key] is None:
+            out[key] = value
     seats = out.get("seats")
     if isinstance(seats, list):
         for s, seat in enumerate(seats[: state.n]):
-            if isinstance(seat, dict) and "player" in seat:
-                seat["player"] = state.players[s]
+            if not isinstance(seat, dict):
+                continue
+            facts: tuple[Any, ...] = (
+                state.players[s],
+                state.resigned[s],
+                state.autopilot[s],
+                state.ready[s],
+                state.misses[s],
+                state.extensions_left[s],
+            )
+            for key, value in zip(_SEAT_SLOTS, facts, strict=True):
+                if key in seat and (seat[key] is None or key == "player"):
+                    seat[key] = value
     return out
 
 
 def pause_end(state: TableState) -> datetime | None:
-    """When the pause ends by itself (R7.6), or ``None`` when the game is not paused."""
-    if state.paused_at is None or state.settings is None:
+    """When the pause ends by itself (R7.6), or ``None`` when the game is not paused (or plays without
+    R7.6: a game of GoodCritters started under its rules 2, ruling 32)."""
+    if state.paused_at is None or state.settings is None or not state.pause_limit:
         return None
     return datetime.fromisoformat(state.paused_at) + timedelta(seconds=state.settings.max_pause)
+
+
+def due_at(state: TableState, seconds: int | None, now: datetime) -> str | None:
+    """The deadline of a step opening now (R7.1). While paused no deadline runs: a step that opens during a
+    pause opens as if at the pause's start, so that the resume, which moves the deadline by the time paused,
+    gives it its full duration from the resume, not more (R7.6; without R7.6 it opens now)."""
+    if seconds is None:
+        return None
+    start = seating.utc(now)
+    if state.paused_at is not None and state.pause_limit:
+        start = datetime.fromisoformat(state.paused_at)
+    return (start + timedelta(seconds=seconds)).isoformat()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -652,14 +818,39 @@ class _Run:
         table = self.table
         if table._step is not None:  # the game's decide has folded its events already: not twice
             events, state = table._step(self.state.game, command, self.ctx)
-            self.events.extend(events)
         else:
             game = table.game
             state = self.state.game
-            for event in game.decide(state, command, self.ctx):
-                self.events.append(event)
+            events = game.decide(state, command, self.ctx)
+            for event in events:
                 state = game.evolve(state, event)
+        if table._fact_types:
+            self._facts(events)
+        else:
+            self.events.extend(events)
         self.state = _with_game(self.state, state)
+
+    def _facts(self, events: list[Any]) -> None:
+        """The table's facts in the game's events: each step opened gets its deadline written in."""
+        table = self.table
+        game: Any = table.game
+        s = self.state
+        for event in events:
+            if type(event) in table._fact_types:
+                fact = game.table_fact(event)
+                if isinstance(fact, StepOpening):
+                    assert s.settings is not None
+                    due = due_at(s, s.settings.deadline(fact.step), self.ctx.now)
+                    event = game.with_due_at(event, due)
+                    s = _step_opening(s, StepOpening(step_no=fact.step_no, step=fact.step, due_at=due))
+                elif isinstance(fact, Opening):
+                    s = _opening(s, fact, game.deadline_steps)
+                elif isinstance(fact, StepClosing):
+                    s = _step_closing(s, fact)
+                elif fact is not None:
+                    s = _seat_facts(s, fact)
+            self.events.append(event)
+        self.state = s
 
 
 # --------------------------------------------------------------------------------------------------
@@ -672,7 +863,9 @@ def _resign(table: Table, run: _Run, seat: int, command: cmd.Resign) -> None:
     if consequence is not None:
         run.play(consequence)
     state = run.state
-    if state.paused_at is not None and all(state.resigned):
+    if not state.pause_limit:  # without R7.6 the pause and its votes stay as they are (ruling 32)
+        pass
+    elif state.paused_at is not None and all(state.resigned):
         _resume(run, "resigned")  # R7.6: no seat is left that could resume the pause (ruling 31)
     else:
         _count_pause_votes(run)  # one voter fewer: the votes cast may be a majority (ruling 28)
@@ -701,7 +894,7 @@ def _expire(table: Table, run: _Run, command: cmd.ExpireDeadline) -> None:
     if w is None or command.step_no != state.step_no or w.step_no != state.step_no:
         return
     now = seating.utc(run.ctx.now)
-    if state.paused_at is not None:
+    if state.paused_at is not None:  # the timer of a pause is its end (R7.6; without R7.6, nothing)
         end = pause_end(state)
         if end is not None and now >= end:
             _resume(run, "limit")
@@ -744,10 +937,10 @@ def _expire(table: Table, run: _Run, command: cmd.ExpireDeadline) -> None:
             run.play(default)
     current = None if game.is_terminal(run.state.game) else game.waiting(run.state.game)
     if w.closes and current is not None and current.step_no == w.step_no:
-        close = game.close_command(w.step_no)
+        close = game.close_command(w.step_no, "deadline")
         if close is not None:
             run.play(close)
-    if engaged:
+    if engaged and run.state.pause_limit:
         _count_pause_votes(run)  # fewer seats vote now (ruling 28)
     table._settle(run)
 
@@ -774,7 +967,8 @@ def _pause_by(run: _Run) -> str:
 
 
 def _count_pause_votes(run: _Run) -> None:
-    seating.count_pause_votes(run, _pause_by(run))
+    if not run.table.game.is_terminal(run.state.game):  # no pause after the end
+        seating.count_pause_votes(run, _pause_by(run))
 
 
 def _resume(run: _Run, by: str) -> None:

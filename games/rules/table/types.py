@@ -93,6 +93,7 @@ def _typeddict(name: str, doc: str, fields: dict[str, Any]) -> Any:
 def table_types(game: Any) -> RulesetTypes:
     rt: RulesetTypes = game.types
     name = rt.name
+    start_type = getattr(game, "start_type", None)
     deadlines = _typeddict(
         f"{name}Deadlines",
         "Seconds each step waits on players (null: no deadline).",
@@ -110,27 +111,42 @@ def table_types(game: Any) -> RulesetTypes:
             "max_pause": Seconds,
         },
     )
-    options = _typeddict(
-        f"{name}Options",
-        f"A `{game.slug}` game's options in full (every key, defaults included; on input every key is "
-        f"optional and takes its default): the game's own (`{rt.options.__name__}`) and the table's, "
-        "`deadlines` (seconds per step, null: none), `absence`, `pause_by`, `warn_before` (seconds before a "
-        "deadline, null: a quarter of the step, 0: no warning) and `max_pause` (seconds, R7.6).",
-        {
-            **typing.get_type_hints(rt.options, include_extras=True),
-            **typing.get_type_hints(settings, include_extras=True),
-        },
+    own = typing.get_type_hints(rt.options, include_extras=True)  # a game's own declaration of a key wins
+    table_hints = typing.get_type_hints(settings, include_extras=True)
+    options = (
+        rt.options
+        if set(table_hints) <= set(own)
+        else _typeddict(
+            f"{name}Options",
+            f"A `{game.slug}` game's options in full (every key, defaults included; on input every key is "
+            f"optional and takes its default): the game's own (`{rt.options.__name__}`) and the table's, "
+            "`deadlines` (seconds per step, null: none), `absence`, `pause_by`, `warn_before` (seconds "
+            "before a deadline, null: a quarter of the step, 0: no warning) and `max_pause` (seconds, R7.6).",
+            {
+                **own,
+                **{k: v for k, v in table_hints.items() if k not in own},
+            },
+        )
     )
     view = _typeddict(
         rt.view.__name__,
         (rt.view.__doc__ or "").strip()
-        + " Once started, ``players`` (the seats' holders now) and ``play`` (deadlines, pause, seats).",
+        + " Once started, ``players`` (the seats' holders now)"
+        + ("." if start_type is not None else " and ``play`` (deadlines, pause, seats)."),
         {
             **typing.get_type_hints(rt.view, include_extras=True),
             "players": NotRequired[list[str]],
-            "play": NotRequired[Play],
+            **({} if start_type is not None else {"play": NotRequired[Play]}),
         },
     )
+    table_events: tuple[type[Any], ...] = events.EVENT_CLASSES
+    table_commands: tuple[type[Any], ...] = commands.COMMAND_CLASSES
+    if (
+        start_type is not None
+    ):  # the game writes the table's facts into its own events (game.WritesTableFacts)
+        unused = (events.TableOpened, events.DeadlineSet, events.PlayerReturned)
+        table_events = tuple(e for e in table_events if e not in unused)
+        table_commands = (start_type, *(c for c in table_commands if c is not commands.StartGame))
     errors = {**ERRORS, **rt.errors}
     for code, entry in ERRORS.items():  # a code means one thing everywhere
         if rt.errors.get(code, entry).kind != entry.kind:
@@ -142,8 +158,8 @@ def table_types(game: Any) -> RulesetTypes:
         prefix=rt.prefix,
         view=view,
         options=options,
-        events=(*rt.events, *events.EVENT_CLASSES),
-        commands=(*commands.COMMAND_CLASSES, *rt.player_commands),
+        events=(*rt.events, *table_events),
+        commands=(*table_commands, *rt.player_commands),
         player_commands=(*rt.player_commands, *commands.PLAYER_COMMANDS),
         substitutes={
             **rt.substitutes,

@@ -58,6 +58,8 @@ class WereCats:
         setup: Mapping[str, Any] | None = None,
         *,
         fixed_seed: bool = False,
+        creator: str | None = None,
+        settings: Mapping[str, Any] | None = None,
     ) -> StartGame:
         """The system's StartGame. ``setup`` (operators only): ``seats`` (player ids in seat order) and/or
         ``first_seat`` (WC1.3's first chooser); the game is then marked not fair."""
@@ -129,7 +131,7 @@ class WereCats:
             return None
         return Step(step_no=w.step_no, step=w.step, seats=w.seats, deadline=w.step)
 
-    def close_command(self, step_no: int) -> None:
+    def close_command(self, step_no: int, reason: str = "deadline") -> None:
         return None  # every step closes by the game's own rules
 
     def resign_command(self, seat: int) -> Resign:

@@ -15,8 +15,8 @@ from typing import Any
 
 sys.path.insert(0, ".")
 
-from games.rules.goodcritters.ruleset import RULESET
 from tests.rules.conformance import Game, Setup
+from tests.rules.gc import RULESET
 from tests.rules.test_absence import WEB_SPEC
 
 CASES: list[tuple[int, dict[str, Any], int]] = [

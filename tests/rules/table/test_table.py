@@ -279,9 +279,10 @@ def test_ready_flags_close_the_choice_and_a_change_lowers_them_r2_4_lt3_3() -> N
     assert game.play["ready_flags"] is True
     gunners = sorted(w.seats)
     first = gunners[0]
-    assert "SetReady" in game.rs.legal_commands(game.state, first)
+    assert "SetReady" not in game.rs.legal_commands(game.state, first)  # not before the choice is made
     game.refused(first, {"type": "SetReady", "ready": True}, "action_not_chosen")
     game.send(first, {"type": "ChooseAction", "card": -1})
+    assert "SetReady" in game.rs.legal_commands(game.state, first)
     game.send(first, {"type": "SetReady", "ready": True})
     assert game.play["seats"][first]["ready"] is True
     game.refused(first, {"type": "SetReady", "ready": True}, "no_change")
