@@ -135,7 +135,7 @@ class Oracle:
             self._secrets.clear()
 
     def _learn(self) -> None:
-        st = self.state
+        st = self.state.game  # GoodCritters' own state, inside the table's
         if self.n == 0:
             return
         self.public.update(st.table)
@@ -169,7 +169,7 @@ class Oracle:
     def _secret_strings(self, viewer: int | None) -> list[str]:
         out = [self.seed.hex(), base64.b64encode(self.seed).decode(), *self.hashes]
         opened = self.opened_salts.get(viewer, set())
-        for k in range(self.state.commit_no + 8):
+        for k in range(self.state.game.commit_no + 8):
             salt = rng.salt(self.seed, f"salt/{k}").hex()
             if salt not in opened:
                 out.append(salt)

@@ -188,7 +188,7 @@ def test_no_secret_reaches_the_logs(service_factory: Callable[..., LiveServer]) 
     logs = server.log() + server.access_path.read_text()
     assert "GET /api/v1/me" in logs or "/api/v1/games" in logs, "the server logged nothing: the test is blind"
     secrets = [oracle.seed.hex()]
-    secrets += [rng.salt(oracle.seed, f"salt/{k}").hex() for k in range(oracle.state.commit_no)]
+    secrets += [rng.salt(oracle.seed, f"salt/{k}").hex() for k in range(oracle.state.game.commit_no)]
     for p in players:
         secrets += [p.token, p.token.split("_", 2)[2]]
     for secret in secrets:

@@ -183,6 +183,28 @@ def test_resigned_and_autopilot_seats_do_not_vote() -> None:
     assert g.table.paused_at is not None  # 2 of 3
 
 
+def test_votes_that_become_a_majority_at_the_last_deadline_do_not_pause_a_finished_game_table_ruling_10() -> (
+    None
+):
+    """Two of four seats voted to pause; at the last deadline of the game the other two go on autopilot, which
+    makes the two votes a majority of the seats still voting (ruling 28), but the game is over by then (The
+    Fuzz! turns up at the next Step 1, R5.1): nothing follows its GameEnded."""
+    options = {
+        "pause_by": "vote",
+        "deadlines": {"choose": 600},
+        "absence": {"extensions": 0, "autopilot_after": 1},
+    }
+    g = given(start(4, options=options, setup=make_setup(4, top=TOP7[:6], fuzz_at=6)))
+    g = all_to(g, 0)
+    g = choose_all(g, {0: "vote_yes", 1: "vote_yes"})
+    g = g.do(tc.VotePause(seat=0, pause=True), tc.VotePause(seat=1, pause=True))
+    assert g.table.paused_at is None  # 2 of 4
+    g = expire(g, 601)
+    assert [x.seat for x in g.all(te.AutopilotEngaged)] == [2, 3]
+    assert isinstance(g.events[-1], e.GameEnded)
+    assert g.table.paused_at is None
+
+
 def test_an_outage_extends_the_deadline_without_spending_budget() -> None:
     g = game()
     step_no = g.state.step_no

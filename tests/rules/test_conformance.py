@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 from games.rules.goodcritters import commands as c
 from games.rules.goodcritters.cards import ACTIONS, FUZZ
-from games.rules.goodcritters.errors import CODES
 from games.rules.goodcritters.options import RULES
 from games.rules.goodcritters.state import OVER, State
 from games.rules.table import commands as tc
@@ -137,7 +136,7 @@ def start(setup: Setup, rnd: random.Random) -> c.StartGame:
 
 SPEC = Conformance(
     ruleset=RULESET,
-    codes=CODES,
+    codes={code: error.kind for code, error in RULESET.types.errors.items()},  # the game's and the table's
     options=OPTIONS,
     junk=random_command,
     checks=GoodCrittersChecks,

@@ -181,8 +181,7 @@ class GoodCritters:
         events, new_state = step(state, command, ctx)
         return list(events), new_state
 
-    def evolve(self, state: State, event: Any) -> State:
-        return evolve(state, event)
+    evolve = staticmethod(evolve)  # the fold's hot path: no call in between
 
     def fold(self, events: Iterable[Any], state: State | None = None) -> State:
         s = INITIAL_STATE if state is None else state

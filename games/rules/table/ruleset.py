@@ -225,6 +225,7 @@ class Table:
         self._option_keys = frozenset((*typing.get_type_hints(game.types.options), *TABLE_KEYS))
         self._initial = TableState(game=game.initial_state())
         self._step = getattr(game, "step", None)  # decide + the state after, when the game offers it
+        self._game_evolve = game.evolve
         self._last: tuple[Any, Step | None] = (None, None)
         # a game that writes the table's facts into its own events (game.WritesTableFacts: GoodCritters)
         self._fact_types: frozenset[type[Any]] = frozenset(getattr(game, "fact_types", ()))
@@ -273,10 +274,11 @@ class Table:
         return self._initial
 
     def evolve(self, state: TableState, event: Any) -> TableState:
-        handler = _HANDLERS.get(type(event))
+        kind = type(event)
+        handler = _HANDLERS.get(kind)
         if handler is None:
-            new = _with_game(state, self.game.evolve(state.game, event))
-            if type(event) in self._fact_types:
+            new = _with_game(state, self._game_evolve(state.game, event))
+            if kind in self._fact_types:
                 new = self._fold_fact(new, event)
             return new
         new = handler(state, event)
@@ -288,6 +290,8 @@ class Table:
         fact = self.game.table_fact(event)  # type: ignore[attr-defined]
         if fact is None:
             return state
+        if type(fact) is SeatFacts:  # the most frequent
+            return _seat_facts(state, fact)
         if isinstance(fact, StepOpening):
             return _step_opening(state, fact)
         if isinstance(fact, Opening):
@@ -297,10 +301,23 @@ class Table:
         return _seat_facts(state, fact)
 
     def fold(self, events: Iterable[Any], state: TableState | None = None) -> TableState:
+        """``evolve`` over ``events``; the game's state is put back into the table's once, at the end (no
+        handler of the table's reads it)."""
         s = self._initial if state is None else state
+        game = s.game
+        table, game_evolve, facts, follows = _HANDLERS, self._game_evolve, self._fact_types, self._follows
         for event in events:
-            s = self.evolve(s, event)
-        return s
+            kind = type(event)
+            handler = table.get(kind)
+            if handler is None:
+                game = game_evolve(game, event)
+                if kind in facts:
+                    s = self._fold_fact(s, event)
+            else:
+                s = handler(s, event)
+                if follows and event.TYPE in follows:
+                    game = game_evolve(game, event)
+        return _with_game(s, game)
 
     def is_terminal(self, state: TableState) -> bool:
         return self.game.is_terminal(state.game)
