@@ -1,6 +1,6 @@
 """The table's commands that need nothing from a game: messages, taking a seat back, handing a seat over,
-the pause (by the creator or by vote, ruling 28), the resume (R7.6) and the outage extension. Written once,
-used by the table (:mod:`.ruleset`) and by GoodCritters' own decider (the same facts, the same events).
+the pause (by the creator or by vote, ruling 28), the resume (R7.6) and the outage extension: the table's own
+commands (:mod:`.ruleset`), for every game.
 
 ``run`` is a running decision (``state``, ``ctx``, ``emit``); ``state`` has the seats' fields the table keeps
 (``n``, ``players``, ``resigned``, ``autopilot``, ``pause_votes``, ``paused_at``, ``step_no``, ``due_at``).

@@ -24,9 +24,7 @@ class TableState(NamedTuple):
     warned: str | None = None  # the deadline a warning was given for
     paused_at: str | None = None
     pause_votes: frozenset[int] = frozenset()
-    pause_limit: bool = (
-        True  # R7.6 applies (not to games of GoodCritters started under its rules 2, ruling 32)
-    )
+    pause_limit: bool = True  # R7.6 applies (not in GoodCritters' rules 2, ruling 32)
 
 
 def setitem(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
