@@ -43,6 +43,35 @@ def test_a_version_1_record_made_before_the_change_still_verifies(name: str) -> 
     assert verdict.commands == sum(e["command"] is not None for e in record["events"])
 
 
+def test_a_record_made_before_goodcritters_moved_onto_the_table_still_verifies() -> None:
+    """Issue 15: ``fixtures/record-v2-main-8d1b482.json`` was made by the code before GoodCritters moved onto
+    the table (main at 8d1b482, ``tests/audit/helpers.absent_record``: a seat that never acts, its deadlines
+    extended, passed, then played by the autopilot; a private message; a resignation; Payoffs). The table
+    re-decides every command of it to the same events."""
+    record = load("record-v2-main-8d1b482.json")
+    assert (record["format_version"], record["game"]["ruleset_version"]) == (2, "3")
+    kinds = {e["type"] for e in record["events"]}
+    assert {
+        "DeadlineExtended",
+        "DeadlinePassed",
+        "AutopilotEngaged",
+        "PlayerResigned",
+        "MessageSent",
+    } <= kinds
+    verdict = verify_record(record)
+    assert verdict.ok, verdict.text()
+    assert (verdict.events, verdict.commands) == (
+        len(record["events"]),
+        sum(e["command"] is not None for e in record["events"]),
+    )
+    assert verdict.random_picks > 0
+    assert verdict.commitments > 0
+    bad = load("record-v2-main-8d1b482.json")  # and it is still checked: a deadline moved is caught
+    extended = next(e for e in bad["events"] if e["type"] == "DeadlineExtended")
+    extended["data"]["due_at"] = "2030-01-01T00:00:00+00:00"
+    assert not verify_record(bad).ok
+
+
 def test_a_version_1_record_is_still_checked() -> None:
     record = load("record-v1-server.json")
     vote = next(e for e in record["events"] if e["type"] == "ActionChosen")
