@@ -5,20 +5,31 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from functools import cache
-from typing import Any
+from typing import Any, Final
 
 from drf_spectacular.utils import OpenApiExample
 
-from games.rules.core import Context
-from games.rules.registry import get_ruleset
+from games.rules.core import Context, Sample
+from games.rules.registry import DEFAULT_RULESET, RULESETS, get_ruleset
+
+
+def _sample_of(slug: str) -> Sample:
+    """The game's own sample (``core.Sample``), or a plain one."""
+    rs = get_ruleset(slug)
+    sample: Sample | None = getattr(rs, "sample", None)
+    return sample if sample is not None else Sample(name=slug, seats=rs.seat_range()[0], options={})
+
+
+_DEFAULT: Final = _sample_of(DEFAULT_RULESET)
+_OTHERS: Final = [slug for slug in RULESETS if slug != DEFAULT_RULESET]
 
 _GAME_VALUE: dict[str, Any] = {
     "id": 42,
-    "name": "Friday heist",
-    "ruleset": "goodcritters",
+    "name": _DEFAULT.name,
+    "ruleset": DEFAULT_RULESET,
     "status": "open",
     "creator": "bonnie",
-    "seats": 5,
+    "seats": _DEFAULT.seats,
     "taken": 3,
     "players": [
         {"seat": 0, "player": "bonnie", "display_name": "Bonnie", "bot": None},
@@ -26,8 +37,8 @@ _GAME_VALUE: dict[str, Any] = {
         {"seat": 2, "player": "louie", "display_name": "louie", "bot": None},
     ],
     "your_seat": 0,
-    "options": get_ruleset("goodcritters").options_to_json(
-        get_ruleset("goodcritters").parse_options({"deadlines": {"distribute": 3600, "choose": 3600}})
+    "options": get_ruleset(DEFAULT_RULESET).options_to_json(
+        get_ruleset(DEFAULT_RULESET).parse_options(_DEFAULT.options)
     ),
     "allow_spectators": True,
     "fair": True,
@@ -50,104 +61,45 @@ GAME_LIST = OpenApiExample(
     response_only=True,
 )
 GAME_CREATE = OpenApiExample(
-    "five seats, two bots",
+    f"{_DEFAULT.name}: two bots",
     value={
-        "name": "Friday heist",
-        "seats": 5,
-        "options": {"deadlines": {"distribute": 3600, "choose": 3600}},
+        "name": _DEFAULT.name,
+        "seats": _DEFAULT.seats,
+        "options": dict(_DEFAULT.options),
         "bots": ["sensible", "random"],
     },
     request_only=True,
 )
-
-TABLE_OPTIONS: dict[str, dict[str, Any]] = {
-    "loose_triggers": {
-        "countdown": 90,
-        "max_retargets": 2,
-        "deadlines": {"give": 3600, "choose": 3600, "pick": 3600},
-        "absence": {"extensions": 1, "autopilot_after": 3},
-        "pause_by": "vote",
-        "warn_before": 600,
-    },
-    "were_cats": {"max_rounds": 12, "deadlines": {"place": 86400, "act": 86400}, "warn_before": 3600},
-}
-"""Options (a request) of a Loose Triggers and a Were-cats game, for the examples."""
-
-GAME_CREATE_TABLE = [
+GAME_CREATE_TABLE = [  # each other game, by its ruleset
     OpenApiExample(
-        f"{slug}: {seats} seats, one bot",
+        f"{slug}: {sample.seats} seats, one bot",
         value={
             "ruleset": slug,
-            "name": name,
-            "seats": seats,
-            "options": TABLE_OPTIONS[slug],
+            "name": sample.name,
+            "seats": sample.seats,
+            "options": dict(sample.options),
             "bots": ["sensible"],
         },
         request_only=True,
     )
-    for slug, seats, name in (("loose_triggers", 5, "Saloon at noon"), ("were_cats", 3, "Full moon"))
+    for slug, sample in ((slug, _sample_of(slug)) for slug in _OTHERS)
 ]
 
 
 @cache
-def sample_game() -> tuple[list[Any], Any]:
-    """A real GoodCritters game of five, two steps in (so that every example validates against the spec,
-    which is generated from the same types): its events and its state, the Boss's distribution done."""
-    rs = get_ruleset("goodcritters")
-    ctx = Context(now=datetime(2026, 11, 22, 16, 0, tzinfo=UTC))
-    options = rs.parse_options({"payoffs": True, "deadlines": {"distribute": 3600, "choose": 3600}})
-    start = rs.start_command(
-        players=["p7", "p8", "p9", "p10", "p11"], creator="p7", options=options, seed=bytes(range(32))
-    )
-    events = rs.decide(rs.initial_state(), start, ctx)
-    state = rs.fold(events)
-    boss = rs.view_for(state, None)["boss"]
-    table = [card["id"] for card in rs.view_for(state, None)["table"]]
-    shares = [table if seat == boss else [] for seat in range(5)]
-    distribute = rs.command_from_json({"type": "DistributeLoot", "shares": shares}, boss)
-    more = rs.decide(state, distribute, ctx)
-    state = rs.fold(more, state)
-    events += more
-    choose = rs.command_from_json({"type": "ChooseAction", "action": "vote_yes"}, 2)
-    more = rs.decide(state, choose, ctx)
-    state = rs.fold(more, state)
-    return [*events, *more], state
-
-
-@cache
-def public_hashes(slug: str = "goodcritters") -> list[str]:
-    """The public chain (docs/AUDIT.md) of the sample game, as game 42 would have it: each event's
-    ``public_hash``, over what a spectator sees of it."""
-    from games.audit import public
-
+def sample_game(slug: str = DEFAULT_RULESET, *, stop_after: int = 12) -> tuple[list[Any], Any]:
+    """A real game of ``slug``, its sample's seats and options (``core.Sample``), ``stop_after`` commands of
+    sensible bots in: its events and its state (for the examples, so that every example validates against the
+    spec, which is generated from the same types)."""
     rs = get_ruleset(slug)
-    events, _state = _sample(slug)
-    prev, out = "0" * 64, []
-    for seq, event in enumerate(events, start=1):
-        data = json.loads(json.dumps(rs.event_to_json(event)))
-        prev = public.public_hash(
-            game_id=_GAME_VALUE["id"],
-            seq=seq,
-            type=data["type"],
-            schema_version=data["v"],
-            public_data=public.spectator_data(slug, data),
-            created_at="2026-11-22T16:01:00+00:00",
-            prev_public_hash=prev,
-        )
-        out.append(prev)
-    return out
-
-
-@cache
-def sample_table_game(slug: str, *, stop_after: int = 12) -> tuple[list[Any], Any]:
-    """A real game of ``slug`` (a game on the table) of five seats (Were-cats: three), ``stop_after`` bot
-    commands in: its events and its state (for the examples, so that they validate against the spec)."""
-    rs = get_ruleset(slug)
+    sample = _sample_of(slug)
     ctx = Context(now=datetime(2026, 11, 22, 16, 0, tzinfo=UTC))
-    n = 5 if slug == "loose_triggers" else 3
-    options = rs.parse_options(TABLE_OPTIONS[slug])
+    n = sample.seats
     start = rs.start_command(
-        players=[f"p{7 + i}" for i in range(n)], creator="p7", options=options, seed=bytes(range(32))
+        players=[f"p{7 + i}" for i in range(n)],
+        creator="p7",
+        options=rs.parse_options(sample.options),
+        seed=bytes(range(32)),
     )
     events = rs.decide(rs.initial_state(), start, ctx)
     state = rs.fold(events)
@@ -164,27 +116,44 @@ def sample_table_game(slug: str, *, stop_after: int = 12) -> tuple[list[Any], An
     return events, state
 
 
-def _sample(slug: str) -> tuple[list[Any], Any]:
-    """The sample game of ``slug``."""
-    return sample_game() if slug == "goodcritters" else sample_table_game(slug)
+@cache
+def public_hashes(slug: str = DEFAULT_RULESET) -> list[str]:
+    """The public chain (docs/AUDIT.md) of the sample game, as game 42 would have it: each event's
+    ``public_hash``, over what a spectator sees of it."""
+    from games.audit import public
 
-
-def viewer_state_value(viewer: int = 2, slug: str = "goodcritters") -> dict[str, Any]:
     rs = get_ruleset(slug)
-    events, state = _sample(slug)
+    events, _state = sample_game(slug)
+    prev, out = "0" * 64, []
+    for seq, event in enumerate(events, start=1):
+        data = json.loads(json.dumps(rs.event_to_json(event)))
+        prev = public.public_hash(
+            game_id=_GAME_VALUE["id"],
+            seq=seq,
+            type=data["type"],
+            schema_version=data["v"],
+            public_data=public.spectator_data(slug, data),
+            created_at="2026-11-22T16:01:00+00:00",
+            prev_public_hash=prev,
+        )
+        out.append(prev)
+    return out
+
+
+def viewer_state_value(viewer: int = 2, slug: str = DEFAULT_RULESET) -> dict[str, Any]:
+    rs = get_ruleset(slug)
+    events, state = sample_game(slug)
     names = ["bonnie", "clyde", "louie", "dewey", "huey"][: len(rs.view_for(state, None)["seats"])]
     waiting = rs.waiting(state)
     assert waiting is not None
     due_at = None if waiting.due_at is None else waiting.due_at.isoformat().replace("+00:00", "Z")
-    options = _GAME_VALUE["options"]
-    if slug != "goodcritters":
-        options = rs.options_to_json(rs.parse_options(TABLE_OPTIONS[slug]))
     return {
         "game": {
             **_GAME_VALUE,
+            "name": _sample_of(slug).name,
             "ruleset": slug,
             "seats": len(names),
-            "options": options,
+            "options": rs.options_to_json(rs.parse_options(_sample_of(slug).options)),
             "status": "running",
             "taken": len(names),
             "players": [
@@ -215,7 +184,7 @@ def viewer_state_value(viewer: int = 2, slug: str = "goodcritters") -> dict[str,
 
 
 def feed_items(viewer: int = 2, last: int = 2) -> list[dict[str, Any]]:
-    rs = get_ruleset("goodcritters")
+    rs = get_ruleset(DEFAULT_RULESET)
     events, _state = sample_game()
     n = len(events)
     return [
@@ -232,7 +201,7 @@ def feed_items(viewer: int = 2, last: int = 2) -> list[dict[str, Any]]:
 
 def record_event(seq: int = 1) -> dict[str, Any]:
     """A record's entry (``games_record_retrieve``) for event ``seq`` of the sample game."""
-    rs = get_ruleset("goodcritters")
+    rs = get_ruleset(DEFAULT_RULESET)
     events, _state = sample_game()
     data = rs.event_to_json(events[seq - 1])
     return {
@@ -251,11 +220,11 @@ def record_event(seq: int = 1) -> dict[str, Any]:
 
 
 def recorded_start_command() -> dict[str, Any]:
-    rs = get_ruleset("goodcritters")
+    rs = get_ruleset(DEFAULT_RULESET)
     start = rs.start_command(
-        players=["p7", "p8", "p9", "p10", "p11"],
+        players=[f"p{7 + i}" for i in range(_DEFAULT.seats)],
         creator="p7",
-        options=rs.parse_options({"payoffs": True, "deadlines": {"distribute": 3600, "choose": 3600}}),
+        options=rs.parse_options(_DEFAULT.options),
         seed=bytes(range(32)),
     )
     return {**rs.command_to_json(start), "seat": None}
@@ -266,7 +235,7 @@ VIEWER_STATES = [
     VIEWER_STATE,
     *(
         OpenApiExample(f"{slug}: viewer state", value=viewer_state_value(1, slug), response_only=True)
-        for slug in ("loose_triggers", "were_cats")
+        for slug in _OTHERS
     ),
 ]
 
@@ -284,27 +253,9 @@ FEED = OpenApiExample(
     response_only=True,
 )
 
-COMMAND_EXAMPLES: dict[str, dict[str, Any]] = {
-    # GoodCritters' commands and the table's (the same shapes in every ruleset)
-    "DistributeLoot": {"shares": [[17, 88], [5], [120, 63], [31], [2]]},
-    "ChooseAction": {"action": "vote_yes"},
-    "PlaceThreat": {"target": 3},
-    "RemoveThreat": {},
+TABLE_COMMAND_EXAMPLES: dict[str, dict[str, Any]] = {
+    # the table's commands: the same shapes in every game
     "SetReady": {"ready": True},
-    "OfferPayoff": {
-        "token": 0,
-        "side": "yes",
-        "target": 2,
-        "loot": [17],
-        "visibility": "peek",
-        "payoff_cards": 1,
-    },
-    "WithdrawPayoff": {"token": 0},
-    "GiveGift": {"to": 1, "loot": [], "payoff_cards": 2},
-    "OfferTrade": {"to": 1, "give_loot": [17], "give_payoff": 0, "want_values": [], "want_payoff": 3},
-    "AcceptTrade": {"trade_id": 1, "loot": []},
-    "DeclineTrade": {"trade_id": 1},
-    "WithdrawTrade": {"trade_id": 1},
     "Resign": {},
     "SendMessage": {"text": "Vote yes and I'll guard you.", "to": [2]},
     "TakeBackSeat": {},
@@ -333,7 +284,8 @@ def sample_commands(slug: str) -> dict[str, dict[str, Any]]:
         body = {k: v for k, v in rs.command_to_json(command).items() if k not in {"type", "seat", *system}}
         found[command.TYPE] = json.loads(json.dumps(body))
 
-    wanted = {c.TYPE for c in player_command_classes(slug)} - set(COMMAND_EXAMPLES) - set(RARE_COMMANDS)
+    written = {*_sample_of(slug).commands, *TABLE_COMMAND_EXAMPLES}
+    wanted = {c.TYPE for c in player_command_classes(slug)} - written
     for game_no in range(20):  # until the bots have sent each of the game's own commands (a few games)
         if wanted <= set(found):
             break
@@ -350,22 +302,15 @@ def sample_commands(slug: str) -> dict[str, dict[str, Any]]:
     return found
 
 
-RARE_COMMANDS: dict[str, dict[str, Any]] = {
-    "ElectBagman": {"candidate": 2},  # LT5.4: only when the Bagman dies
-}
-"""Commands the bots seldom send, written out."""
-
-
 def command_examples(type_name: str, rulesets: list[str]) -> list[tuple[str, dict[str, Any]]]:
     """(label, request body) examples of command ``type_name`` for each of ``rulesets`` that gives it its
     own shape (``ChooseAction``): one per ruleset; else one."""
     out: list[tuple[str, dict[str, Any]]] = []
     for slug in rulesets:
-        value = COMMAND_EXAMPLES.get(type_name) if slug == "goodcritters" else None
+        written = _sample_of(slug).commands.get(type_name)
+        value = dict(written) if written is not None else sample_commands(slug).get(type_name)
         if value is None:
-            value = sample_commands(slug).get(type_name) if slug != "goodcritters" else None
-        if value is None:
-            value = COMMAND_EXAMPLES.get(type_name) or RARE_COMMANDS.get(type_name)
+            value = TABLE_COMMAND_EXAMPLES.get(type_name)
         if value is not None:
             out.append((f"{type_name} ({slug})" if len(rulesets) > 1 else type_name, value))
     return out

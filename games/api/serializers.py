@@ -19,7 +19,7 @@ from critters_api.serializers import (
 from games.api.bindings import ruleset_types
 from games.api.commands import field_for
 from games.models import GameStatus
-from games.rules.registry import RULESETS
+from games.rules.registry import DEFAULT_RULESET, RULESETS
 from games.services.lobby import BOT_STRATEGIES
 
 
@@ -107,7 +107,7 @@ OperatorSetupInput = type(
 
 
 class GameCreateInput(StrictSerializer):
-    ruleset = StrictChoiceField(choices=sorted(RULESETS), default="goodcritters", required=False)
+    ruleset = StrictChoiceField(choices=sorted(RULESETS), default=DEFAULT_RULESET, required=False)
     name = StrictCharField(max_length=100, required=False, allow_blank=True, default="")
     seats = SeatsField(min_value=1, max_value=64, help_text=_SEATS_HELP)
     options = OptionsField(required=False, default=dict)

@@ -139,6 +139,19 @@ class Waiting:
     due_at: datetime | None
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Sample:
+    """A game's sample for the API's documentation (optional ``sample`` member of a :class:`Ruleset`): a game
+    of ``seats`` named ``name`` with the options ``options`` (a request's JSON), which the service's spec
+    plays with bots for its examples; ``commands``: request bodies of the game's commands that the bots send
+    seldom or never in a few games (each without ``type``), written out."""
+
+    name: str
+    seats: int
+    options: Mapping[str, Any]
+    commands: Mapping[str, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
+
+
 StateT = TypeVar("StateT")
 StateT_co = TypeVar("StateT_co", covariant=True)
 StateT_contra = TypeVar("StateT_contra", contravariant=True)

@@ -17,6 +17,10 @@ RULESETS: Final[dict[str, Ruleset[Any]]] = {
 }
 
 
+DEFAULT_RULESET: Final[str] = GOODCRITTERS.slug
+"""The game a client gets when it names none (the API's default ``ruleset``), and the spec's first example."""
+
+
 def get_ruleset(slug: str) -> Ruleset[Any]:
     """The ruleset registered as ``slug``; ``KeyError`` if there is none."""
     try:

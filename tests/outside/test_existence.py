@@ -18,6 +18,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from games.api import examples
 from games.models import Game
+from games.rules.registry import DEFAULT_RULESET
 from tests.conftest import Api, make_api
 from tests.notifications.helpers import AsgiServer
 
@@ -63,7 +64,8 @@ def body_for(callback: Any) -> dict[str, Any]:
     view = getattr(callback, "view_class", None)
     command = getattr(view, "command_type", "")
     if command:
-        return dict(examples.COMMAND_EXAMPLES.get(command, {}))
+        found = examples.command_examples(command, [DEFAULT_RULESET])
+        return dict(found[0][1]) if found else {}
     name = getattr(view, "__name__", "")
     if name == "HandOverView":
         return {"to": "bot", "strategy": "sensible"}

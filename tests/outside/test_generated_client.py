@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
+from games.rules.core import Sample
 from games.rules.registry import get_ruleset
 
 from .conftest import PASSWORD
@@ -449,7 +450,6 @@ def test_a_generated_client_plays_a_table_game(
     and command classes (rulesets reuse type names: the client must not take one for GoodCritters')."""
     from games import deadlines
     from games.api.bindings import ruleset_types
-    from games.api.examples import TABLE_OPTIONS
     from games.models import Game, GameStatus
     from games.services import bots
 
@@ -458,8 +458,9 @@ def test_a_generated_client_plays_a_table_game(
     rt = ruleset_types(slug)
     assert rt is not None
     me = Seat(pkg, live.url, random.Random(seats))
+    sample: Sample = get_ruleset(slug).sample  # type: ignore[attr-defined]
     options = getattr(models, f"{rt.name}OptionsRequest").from_dict(
-        {**TABLE_OPTIONS[slug], "absence": {"extensions": 0, "autopilot_after": None}}
+        {**sample.options, "absence": {"extensions": 0, "autopilot_after": None}}
     )
     created = sub(pkg, "api.lobby.games_create").sync_detailed(
         client=me.client,

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from games.rules import codec
-from games.rules.core import JSON, Context, RulesetTypes, Viewer
+from games.rules.core import JSON, Context, RulesetTypes, Sample, Viewer
 from games.rules.table.game import Opening, SeatFacts, Step, StepClosing, StepOpening, TableFact
 
 from . import audit, replay, serde
@@ -84,6 +84,31 @@ class GoodCritters:
     player_commands: tuple[type[Any], ...] = cmd.PLAYER_COMMANDS
     event_classes: tuple[type[Any], ...] = ev.EVENT_CLASSES
     types: RulesetTypes = TYPES
+    sample: Sample = Sample(
+        name="Friday heist",
+        seats=5,
+        options={"payoffs": True, "deadlines": {"distribute": 3600, "choose": 3600}},
+        commands={
+            "DistributeLoot": {"shares": [[17, 88], [5], [120, 63], [31], [2]]},
+            "ChooseAction": {"action": "vote_yes"},
+            "PlaceThreat": {"target": 3},
+            "RemoveThreat": {},
+            "OfferPayoff": {
+                "token": 0,
+                "side": "yes",
+                "target": 2,
+                "loot": [17],
+                "visibility": "peek",
+                "payoff_cards": 1,
+            },
+            "WithdrawPayoff": {"token": 0},
+            "GiveGift": {"to": 1, "loot": [], "payoff_cards": 2},
+            "OfferTrade": {"to": 1, "give_loot": [17], "give_payoff": 0, "want_values": [], "want_payoff": 3},
+            "AcceptTrade": {"trade_id": 1, "loot": []},
+            "DeclineTrade": {"trade_id": 1},
+            "WithdrawTrade": {"trade_id": 1},
+        },
+    )
 
     # --- the table's facts in GoodCritters' own events (games.rules.table.game.WritesTableFacts) ------
     fact_types: frozenset[type[Any]] = frozenset(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from games.rules.core import JSON, Context, RuleError, RulesetTypes, Viewer
+from games.rules.core import JSON, Context, RuleError, RulesetTypes, Sample, Viewer
 from games.rules.table.game import Step
 
 from . import bots, decide, evolve, hooks, serde, types, views
@@ -28,6 +28,19 @@ class LooseTriggers:
     player_commands: tuple[type[Any], ...] = types.PLAYER_COMMANDS
     event_classes: tuple[type[Any], ...] = EVENT_CLASSES
     types: RulesetTypes = types.TYPES
+    sample: Sample = Sample(
+        name="Saloon at noon",
+        seats=5,
+        options={
+            "countdown": 90,
+            "max_retargets": 2,
+            "deadlines": {"give": 3600, "choose": 3600, "pick": 3600},
+            "absence": {"extensions": 1, "autopilot_after": 3},
+            "pause_by": "vote",
+            "warn_before": 600,
+        },
+        commands={"ElectBagman": {"candidate": 2}},  # LT5.4: only when the Bagman dies
+    )
 
     def seat_range(self) -> tuple[int, int]:
         return decide.MIN_PLAYERS, decide.MAX_PLAYERS

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
-from games.rules.core import JSON, AuditSecrets, Context, InvalidOptions, Seat, Viewer, Waiting
+from games.rules.core import JSON, AuditSecrets, Context, InvalidOptions, Sample, Seat, Viewer, Waiting
 
 from . import commands as cmd
 from . import events as ev
@@ -233,6 +233,7 @@ class Table:
         self._start_type: type[Any] | None = getattr(game, "start_type", None)
         if self._fact_types:
             self.rules_versions = tuple(game.rules_versions)  # type: ignore[attr-defined]
+        self.sample: Sample | None = getattr(game, "sample", None)  # core.Sample: the spec's examples
         for hook in ("spectator_data", "replay_sections"):  # core.AuditHooks of the game's own, on JSON
             if hasattr(game, hook):
                 setattr(self, hook, getattr(game, hook))

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from games.rules import codec
-from games.rules.core import JSON, Context, RulesetTypes, Viewer
+from games.rules.core import JSON, Context, RulesetTypes, Sample, Viewer
 from games.rules.table.game import Step
 
 from . import serde, types
@@ -37,6 +37,11 @@ class WereCats:
     player_commands: tuple[type[Any], ...] = types.PLAYER_COMMANDS
     event_classes: tuple[type[Any], ...] = EVENT_CLASSES
     types: RulesetTypes = types.TYPES
+    sample: Sample = Sample(
+        name="Full moon",
+        seats=3,
+        options={"max_rounds": 12, "deadlines": {"place": 86400, "act": 86400}, "warn_before": 3600},
+    )
     errors = ERRORS
 
     def seat_range(self) -> tuple[int, int]:
