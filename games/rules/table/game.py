@@ -176,13 +176,14 @@ class WritesTableFacts(Protocol):
     - ``start_type``: the game's own start command, which the table records as it is;
     - ``follows``: the ``TYPE`` names of the table's events that the game folds too (its rules read them:
       e.g. who resigned, R7.4, and the ready flags, R2.4);
-    - ``rules_versions`` and ``rules_version(state)``: the game's own rules versions (ruling 32).
+
+    Any game may also have its own rules versions (``rules_versions`` and ``rules_version(state)``, ruling
+    32): the table then reports them instead of its own.
     """
 
     fact_types: frozenset[type[Any]]
     start_type: type[Any]
     follows: frozenset[str]
-    rules_versions: tuple[str, ...]
 
     def table_fact(self, event: Any) -> TableFact | None: ...
 
@@ -191,5 +192,3 @@ class WritesTableFacts(Protocol):
     def with_settings(self, start: Any, settings: Mapping[str, Any]) -> Any:
         """The game's start command with the table's settings (JSON, in full) in place of its own copy."""
         ...
-
-    def rules_version(self, state: Any) -> str: ...

@@ -164,6 +164,18 @@ def _passed(s: TableState, e: ev.DeadlinePassed) -> TableState:
     return s._replace(due_at=None)
 
 
+def _apply_fact(s: TableState, fact: Any, steps: tuple[str, ...]) -> TableState:
+    """The fold of a table fact a game's event carries (``game.WritesTableFacts``)."""
+    if type(fact) is SeatFacts:  # the most frequent
+        return _seat_facts(s, fact)
+    if isinstance(fact, StepOpening):
+        return _step_opening(s, fact)
+    if isinstance(fact, Opening):
+        return _opening(s, fact, steps)
+    assert isinstance(fact, StepClosing), fact
+    return _step_closing(s, fact)
+
+
 def _seat_facts(s: TableState, f: SeatFacts) -> TableState:
     ready = s.ready
     if f.unready and True in ready:
@@ -231,8 +243,8 @@ class Table:
         self._fact_types: frozenset[type[Any]] = frozenset(getattr(game, "fact_types", ()))
         self._follows: frozenset[str] = frozenset(getattr(game, "follows", ()))
         self._start_type: type[Any] | None = getattr(game, "start_type", None)
-        if self._fact_types:
-            self.rules_versions = tuple(game.rules_versions)  # type: ignore[attr-defined]
+        if hasattr(game, "rules_versions"):  # the game's own rules versions (GoodCritters', ruling 32)
+            self.rules_versions = tuple(game.rules_versions)
         self.sample: Sample | None = getattr(game, "sample", None)  # core.Sample: the spec's examples
         for hook in ("spectator_data", "replay_sections"):  # core.AuditHooks of the game's own, on JSON
             if hasattr(game, hook):
@@ -289,21 +301,12 @@ class Table:
 
     def _fold_fact(self, state: TableState, event: Any) -> TableState:
         fact = self.game.table_fact(event)  # type: ignore[attr-defined]
-        if fact is None:
-            return state
-        if type(fact) is SeatFacts:  # the most frequent
-            return _seat_facts(state, fact)
-        if isinstance(fact, StepOpening):
-            return _step_opening(state, fact)
-        if isinstance(fact, Opening):
-            return _opening(state, fact, self.game.deadline_steps)
-        if isinstance(fact, StepClosing):
-            return _step_closing(state, fact)
-        return _seat_facts(state, fact)
+        return state if fact is None else _apply_fact(state, fact, self.game.deadline_steps)
 
     def fold(self, events: Iterable[Any], state: TableState | None = None) -> TableState:
-        """``evolve`` over ``events``; the game's state is put back into the table's once, at the end (no
-        handler of the table's reads it)."""
+        """``evolve`` over ``events``, inlined: the game's state is put back into the table's once, at the end
+        (no handler of the table's reads it). Replaying GoodCritters' logs: ~395k events/s, against ~322k
+        with ``evolve`` called per event (bench/engine.py)."""
         s = self._initial if state is None else state
         game = s.game
         table, game_evolve, facts, follows = _HANDLERS, self._game_evolve, self._fact_types, self._follows
@@ -324,10 +327,8 @@ class Table:
         return self.game.is_terminal(state.game)
 
     def rules_version(self, state: TableState) -> str:
-        if self._fact_types:
-            version: str = self.game.rules_version(state.game)  # type: ignore[attr-defined]
-            return version
-        return RULES_VERSION
+        own = getattr(self.game, "rules_version", None)
+        return RULES_VERSION if own is None else str(own(state.game))
 
     def scores(self, state: TableState) -> Sequence[int] | None:
         return self.game.scores(state.game) if self.game.is_terminal(state.game) else None
@@ -856,17 +857,13 @@ class _Run:
         for event in events:
             if type(event) in table._fact_types:
                 fact = game.table_fact(event)
-                if isinstance(fact, StepOpening):
+                if isinstance(fact, StepOpening):  # the table writes the deadline in
                     assert s.settings is not None
                     due = due_at(s, s.settings.deadline(fact.step), self.ctx.now)
                     event = game.with_due_at(event, due)
-                    s = _step_opening(s, StepOpening(step_no=fact.step_no, step=fact.step, due_at=due))
-                elif isinstance(fact, Opening):
-                    s = _opening(s, fact, game.deadline_steps)
-                elif isinstance(fact, StepClosing):
-                    s = _step_closing(s, fact)
-                elif fact is not None:
-                    s = _seat_facts(s, fact)
+                    fact = StepOpening(step_no=fact.step_no, step=fact.step, due_at=due)
+                if fact is not None:
+                    s = _apply_fact(s, fact, game.deadline_steps)
             self.events.append(event)
         self.state = s
 
