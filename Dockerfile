@@ -27,4 +27,4 @@ EXPOSE 8000
 # its own pool of at most DB_POOL_MAX_SIZE (default 10; a thread waits up to DB_POOL_TIMEOUT for one, then
 # 503): WEB_WORKERS x DB_POOL_MAX_SIZE per container at most (docker-compose.yml adds them up). gunicorn's
 # WSGI workers take REMOTE_ADDR from the socket; X-Forwarded-For counts only with TRUSTED_PROXY_COUNT.
-CMD ["sh", "-c", "exec gunicorn critters_api.wsgi:application --bind 0.0.0.0:8000 --workers \"${WEB_WORKERS:-3}\" --threads \"${WEB_THREADS:-8}\" --keep-alive 75 --access-logfile -"]
+CMD ["sh", "-c", "exec gunicorn critters_api.wsgi:application --config python:critters_api.gunicorn_conf --bind 0.0.0.0:8000 --workers \"${WEB_WORKERS:-3}\" --threads \"${WEB_THREADS:-8}\" --keep-alive 75 --access-logfile -"]
