@@ -16,9 +16,11 @@ matters lives only in Redis (see ``PITFALLS.md``, "Celery and Redis"):
   (:func:`expire`, :func:`warn`).
 * A request that touches a game whose deadline passed applies it first (:func:`apply_due`), so correctness
   never depends on the worker (or Redis) being up.
-* Outage fairness: every sweep of deadlines records a heartbeat (:class:`games.models.TimerHeartbeat`). When
-  it finds no sweep ran for ``DEADLINE_OUTAGE_AFTER`` seconds, deadlines that fell due inside that gap are
-  extended by ``DEADLINE_OUTAGE_GRACE`` seconds (capped at the step's own duration) instead of being played.
+* Outage fairness (R7.7): every sweep of deadlines records a heartbeat
+  (:class:`games.models.TimerHeartbeat`). When it finds no sweep ran for ``DEADLINE_OUTAGE_AFTER`` seconds,
+  deadlines that fell due inside that gap, or fall due within the grace after it, are extended to the end of
+  the gap plus ``DEADLINE_OUTAGE_GRACE`` seconds (capped at the step's own duration) instead of being
+  played; never to earlier than they were.
 """
 
 from __future__ import annotations
@@ -176,8 +178,10 @@ def sweep(
         state = load_state(game, rs)
         before = game.version
         due = game.deadline_at
-        if report.outage and due is not None and report.outage[0] < due <= report.outage[1]:
-            state = game_timers.extend_for_outage(game, rs, state, clock())
+        if report.outage and due is not None:
+            start, end = report.outage  # R7.7: due during the outage or within the grace after it
+            if start < due <= end + timedelta(seconds=game_timers.outage_grace(rs, state)):
+                state = game_timers.extend_for_outage(game, rs, state, clock(), end)
         if game.version != before:
             report.extended.append(game.pk)
         else:  # no outage, or nothing to extend (the end of a pause is not extended: R7.6, ruling 31)

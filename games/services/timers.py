@@ -1,5 +1,6 @@
 """What each timer does to one game, the game row locked: a passed deadline (:func:`expire_locked`), a
-deadline warning (:func:`warn_locked`), a deadline extended after a timer outage (:func:`extend_for_outage`).
+deadline warning (:func:`warn_locked`), a deadline extended after a timer outage (:func:`extend_for_outage`,
+R7.7).
 
 The same code for every path that finds a timer due: the sweeper and the ETA tasks (:mod:`games.deadlines`),
 the bots, and a player's request (correctness never waits on the worker). A paused game's timer is the end of
@@ -9,8 +10,9 @@ its pause: applied as a deadline, never extended.
 from __future__ import annotations
 
 import logging
+import math
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -69,13 +71,28 @@ def warn_locked(game: Game, now: datetime) -> None:
         game.save(update_fields=["warn_at"])
 
 
-def extend_for_outage(game: Game, rs: Ruleset[Any], state: Any, now: datetime) -> Any:
-    """Extend the step's deadline that fell due during the outage; the new state (the same when the rules
-    extend nothing: a paused game's timer is the end of its pause, which is applied, not extended)."""
+def outage_grace(rs: Ruleset[Any], state: Any) -> int:
+    """The grace after an outage for the step waiting in ``state``: ``DEADLINE_OUTAGE_GRACE`` seconds, at most
+    the step's full duration (R7.7)."""
+    step_seconds = rs.step_seconds(state) or settings.DEADLINE_OUTAGE_GRACE
+    return max(1, min(settings.DEADLINE_OUTAGE_GRACE, step_seconds))
+
+
+def extend_for_outage(
+    game: Game, rs: Ruleset[Any], state: Any, now: datetime, outage_end: datetime | None = None
+) -> Any:
+    """Extend the step's deadline that fell due during the outage ending at ``outage_end`` (``now`` if not
+    given), or falls due within the grace after it, to the end of the outage plus the grace (R7.7); the new
+    state. The same state when nothing is extended: the grace after the outage is over by ``now``, the new
+    deadline would not be later than the one the step has (an extension never brings a deadline earlier), or
+    the game is paused (its timer is the end of its pause, which is applied, not extended)."""
     waiting = rs.waiting(state)
     assert waiting is not None
-    step_seconds = rs.step_seconds(state) or settings.DEADLINE_OUTAGE_GRACE
-    seconds = max(1, min(settings.DEADLINE_OUTAGE_GRACE, step_seconds))
+    grace = outage_grace(rs, state)
+    until = (outage_end or now) + timedelta(seconds=grace)
+    seconds = min(grace, math.ceil((until - now).total_seconds()))
+    if seconds < 1:
+        return state
     return system_command(
         game,
         rs,

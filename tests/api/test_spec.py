@@ -252,6 +252,8 @@ def table_game(slug: str, n: int, options: dict[str, Any], seed: int) -> Iterato
                 seat = rnd.choice(autopilot)  # only a seat on autopilot is handed over or taken back
             if kind == "warn" and rs.warn_at(state) is not None:
                 now = max(now, rs.warn_at(state))
+            if kind == "extend" and due is not None:  # the timers were down when the step fell due (R7.7)
+                now = max(now, due + timedelta(seconds=1))
             if kind != "Resign" or count > 100:  # a resignation may end the game: not too soon
                 command = _extra(rs, kind, seat, n, step_no, rnd)
         elif dice < 0.2 and due is not None:

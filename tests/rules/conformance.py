@@ -391,8 +391,15 @@ class Game:
         roll = rnd.randrange(7)
         if roll == 0:
             self.apply(ruleset.pause_command(rnd.random() < 0.5), system=True)
-        elif roll == 1:
+        elif roll == 1:  # mostly when the timers were down as the step fell due (as the sweeper sends it)
+            due = waiting.due_at if waiting is not None else None
+            if due is not None and rnd.random() < 0.7:
+                self.now = max(self.now, due + timedelta(seconds=1))
             self.apply(ruleset.extend_command(step_no, rnd.randrange(1, 50), "outage"), system=True)
+            after = ruleset.waiting(self.state)
+            if due is not None and after is not None and after.step_no == step_no:
+                assert after.due_at is not None
+                assert after.due_at >= due, "an outage extension brought the deadline earlier (R7.7)"
         elif roll == 2:  # at the warning's time, or a little later than now
             warn_at = ruleset.warn_at(self.state)
             if warn_at is not None and rnd.random() < 0.5:

@@ -206,3 +206,43 @@ def test_were_cats_an_abandoned_seat_handed_to_a_bot_is_played_by_it_to_the_end(
     verdict = t.creator.get(f"{t.url}/verify")
     assert verdict.status_code == 200, verdict.content
     assert verdict.json()["ok"] is True, verdict.json()
+
+
+def test_were_cats_by_web_placing_moves_back_and_across_until_done_wc2_1() -> None:
+    """WC2.1 (clarified, issue #28 item 3; ruling 4), over HTTP: until a seat says done it may move its
+    victims back from either area to its hand, or across; once done (``finish-placing``) its placing is final
+    for the phase: another ``place-victims`` or ``finish-placing`` is a 409 ``already_done`` and changes
+    nothing."""
+    t = open_game("were_cats", 3, [], {"deadlines": DEADLINES})
+    drive(t, t.by_seat, until=lambda state: state.game.phase == "place")
+    seat = t.creator_seat
+
+    def areas() -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+        mine = t.state(seat)["seats"][seat]
+        return mine["hand"], mine["eat"], mine["scare"]
+
+    hand, eat, scare = areas()
+    assert not any(eat.values())
+    assert not any(scare.values())
+    one = next(k for k in KINDS if hand[k] > 0)
+    less = {**hand, one: hand[one] - 1}
+    t.ok(seat, "place-victims", {"eat": {one: 1}, "scare": {}})
+    assert areas() == (less, {**eat, one: 1}, scare)
+    t.ok(seat, "place-victims", {"eat": {}, "scare": {one: 1}})  # across, eat to scare
+    assert areas() == (less, eat, {**scare, one: 1})
+    t.ok(seat, "place-victims", {"eat": {}, "scare": {}})  # back to the hand from the scare area
+    assert areas() == (hand, eat, scare)
+    t.ok(seat, "place-victims", {"eat": {}, "scare": {one: 1}})
+    t.ok(seat, "place-victims", {"eat": {one: 1}, "scare": {}})  # across, scare to eat
+    assert areas() == (less, {**eat, one: 1}, scare)
+    t.ok(seat, "place-victims", {"eat": {}, "scare": {}})  # back to the hand from the eat area
+    assert areas() == (hand, eat, scare)
+    t.ok(seat, "place-victims", {"eat": {one: 1}, "scare": {}})
+    t.ok(seat, "finish-placing", {})
+    version = t.version()
+    placed = areas()
+    problem(t.command(seat, "place-victims", {"eat": {}, "scare": {}}), 409, "already_done")
+    problem(t.command(seat, "place-victims", {"eat": {}, "scare": {one: 1}}), 409, "already_done")
+    problem(t.command(seat, "finish-placing", {}), 409, "already_done")
+    assert t.version() == version
+    assert areas() == placed

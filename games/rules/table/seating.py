@@ -127,7 +127,9 @@ def vote_pause(run: Run, seat: int, command: cmd.VotePause, pause_by: str) -> No
 
 
 def extend_for_outage(run: Run, command: cmd.ExtendDeadline, step: str) -> None:
-    """The timers were down when the deadline fell due: extend instead of playing (no budget spent)."""
+    """The timers were down when the deadline fell due (or it falls due soon after): extend it to ``seconds``
+    from now instead of playing (no budget spent). An extension never brings a deadline earlier (R7.7):
+    when ``seconds`` from now is not later than the step's deadline, nothing changes."""
     state = run.state
     if command.reason != "outage":
         fail("invalid_command", "the only system extension is for an outage")
@@ -135,11 +137,14 @@ def extend_for_outage(run: Run, command: cmd.ExtendDeadline, step: str) -> None:
         fail("invalid_command", f"an extension is 1 to {MAX_EXTENSION_SECONDS} seconds")
     if command.step_no != state.step_no or state.due_at is None or state.paused_at is not None:
         return
+    due = utc(run.ctx.now) + timedelta(seconds=command.seconds)
+    if due <= datetime.fromisoformat(state.due_at):
+        return
     run.emit(
         ev.DeadlineExtended(
             step_no=state.step_no,
             step=step,
-            due_at=(utc(run.ctx.now) + timedelta(seconds=command.seconds)).isoformat(),
+            due_at=due.isoformat(),
             previous_due_at=state.due_at,
             reason="outage",
             seats=(),

@@ -34,13 +34,17 @@ class GameWaiting:
 
 
 def waiting(state: State) -> GameWaiting | None:
+    """The step open in ``state``, or None when none is: before the start, once over, and at the positions
+    inside one command between a turn's end and the next turn's start (no seat has the turn there; the
+    step-through of a game shows those positions too, ruling 16)."""
     step = STEPS.get(state.phase)
     if step is None:
         return None
     if state.phase == PLACE:
         seats = frozenset(s for s in range(state.n) if not state.done[s])
         return GameWaiting(step, seats, True, state.step_no)
-    assert state.turn is not None
+    if state.turn is None:
+        return None
     return GameWaiting(step, frozenset({state.turn}), False, state.step_no)
 
 

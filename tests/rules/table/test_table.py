@@ -441,6 +441,68 @@ def test_an_outage_extends_the_deadline_without_spending_the_budget() -> None:
     assert all(s["extensions_left"] == 1 for s in game.play["seats"])
 
 
+OUTAGE_GAMES = [
+    ("goodcritters", {"deadlines": {"distribute": 600, "choose": 600}}),
+    ("loose_triggers", {"deadlines": {"give": 600, "choose": 600, "pick": 600}, "countdown": 600}),
+    ("were_cats", {"deadlines": {"setup": 600, "place": 600, "populate": 600, "act": 600}}),
+]
+
+
+@pytest.mark.parametrize(("slug", "options"), OUTAGE_GAMES)
+def test_an_outage_extension_never_brings_a_deadline_earlier_r7_7(slug: str, options: dict[str, Any]) -> None:
+    """R7.7 (issue #28 item 4), for every game on the table: an outage extension to ``seconds`` from now that
+    would not end after the step's deadline changes nothing (no event, the deadline stands); one that ends
+    later extends it, from the deadline it had."""
+    game = start(slug, 4, options)
+    w = game.rs.waiting(game.state)
+    assert w is not None
+    assert w.due_at == T0 + timedelta(seconds=600)
+    for at in (15, 480):  # now + 120 s: earlier than the deadline, then exactly on it
+        game.now = T0 + timedelta(seconds=at)
+        assert game.do(game.rs.extend_command(w.step_no, 120, "outage")) == []
+        assert game.rs.waiting(game.state) == w
+        assert _shown_due(game) == w.due_at.isoformat()
+    game.now = T0 + timedelta(seconds=481)
+    events = game.do(game.rs.extend_command(w.step_no, 120, "outage"))
+    assert events == [
+        tev.DeadlineExtended(
+            step_no=w.step_no,
+            step=w.step,
+            due_at=(T0 + timedelta(seconds=601)).isoformat(),
+            previous_due_at=w.due_at.isoformat(),
+            reason="outage",
+            seats=(),
+            unready=(),
+        )
+    ]
+    assert _shown_due(game) == (T0 + timedelta(seconds=601)).isoformat()
+
+
+def _shown_due(game: Game) -> Any:
+    """The deadline the view shows (GoodCritters' view keeps its own shape: no ``play``)."""
+    view = game.view()
+    return view.get("play", view)["due_at"]
+
+
+def test_an_outage_extension_does_not_cut_a_countdown_short_r7_7_lt3_1() -> None:
+    """R7.7 (issue #28 item 4): the 600-second Countdown of Loose Triggers that ended after 135 seconds. An
+    outage extension of 120 s sent 15 s into it leaves it at its full 600 s; it ends then, not before."""
+    game = start("loose_triggers", 4, {**LT_DEADLINES, "countdown": 600})
+    legal = {s: game.rs.legal_commands(game.state, s) for s in range(4)}
+    aimer = next(s for s in range(4) if "Aim" in legal[s])
+    game.send(aimer, {"type": "Aim", "target": (aimer + 1) % 4})
+    w = game.rs.waiting(game.state)
+    assert w is not None
+    assert w.step == "countdown"
+    assert w.due_at == T0 + timedelta(seconds=600)
+    game.now = T0 + timedelta(seconds=15)
+    assert game.do(game.rs.extend_command(w.step_no, 120, "outage")) == []
+    game.now = T0 + timedelta(seconds=136)
+    assert game.do(game.rs.expire_command(w.step_no)) == []  # not due: the Countdown runs on
+    assert "CountdownEnded" in types(game.expire())
+    assert game.now == T0 + timedelta(seconds=601)
+
+
 def test_private_messages_stay_between_their_seats_until_the_end() -> None:
     game = start("were_cats", 3)
     (event,) = game.send(0, {"type": "SendMessage", "text": "psst", "to": [2]})

@@ -41,6 +41,40 @@ def test_wc2_1_players_place_victims_in_their_eat_and_scare_areas_all_at_once() 
     refused(state, c.PlaceVictims(seat=2, eat=(0, 0, -1), scare=NONE), "invalid_coins")
 
 
+def test_wc2_1_until_done_a_placing_is_not_final_back_to_the_hand_or_across_then_done_is_final() -> None:
+    """WC2.1 (clarified, issue #28 item 3; ruling 4): until a player says done, they may move a victim back
+    from either area to their hand, or across from one area to the other; saying done (by themselves or by
+    the table's default) is final for the phase: no placing after it, nothing moves."""
+    state = after_setup(["penny", "nickel", "dime"])
+    state = given(state, hands=((2, 1, 1), (1, 0, 0), (0, 0, 1)), supply=(6, 4, 3))
+    state, _ = when(state, c.PlaceVictims(seat=0, eat=(2, 0, 0), scare=(0, 1, 1)))
+    assert (state.hands[0], state.eats[0], state.scares[0]) == (NONE, (2, 0, 0), (0, 1, 1))
+    # across: a penny from eat to scare, the dime from scare to eat
+    state, _ = when(state, c.PlaceVictims(seat=0, eat=(1, 0, 1), scare=(1, 1, 0)))
+    assert (state.hands[0], state.eats[0], state.scares[0]) == (NONE, (1, 0, 1), (1, 1, 0))
+    # back to the hand from the eat area (the penny) and from the scare area (the nickel)
+    state, _ = when(state, c.PlaceVictims(seat=0, eat=(0, 0, 1), scare=(1, 0, 0)))
+    assert (state.hands[0], state.eats[0], state.scares[0]) == ((1, 1, 0), (0, 0, 1), (1, 0, 0))
+    # everything back to the hand
+    state, _ = when(state, c.PlaceVictims(seat=0, eat=NONE, scare=NONE))
+    assert (state.hands[0], state.eats[0], state.scares[0]) == ((2, 1, 1), NONE, NONE)
+    # done is final: nothing moves back or across afterwards, and done is not said twice
+    state, _ = when(state, c.PlaceVictims(seat=0, eat=(0, 0, 1), scare=(1, 0, 0)), c.FinishPlacing(seat=0))
+    refused(state, c.PlaceVictims(seat=0, eat=NONE, scare=NONE), "already_done")
+    refused(state, c.PlaceVictims(seat=0, eat=(1, 0, 0), scare=(0, 0, 1)), "already_done")
+    refused(state, c.FinishPlacing(seat=0), "already_done")
+    assert (state.hands[0], state.eats[0], state.scares[0]) == ((1, 1, 0), (0, 0, 1), (1, 0, 0))
+    # a done the table played (WC4.1's default) is just as final
+    state, _ = when(state, c.PlaceVictims(seat=1, scare=(1, 0, 0), eat=NONE))
+    state, _ = when(state, c.FinishPlacing(seat=1, reason="timeout"))
+    refused(state, c.PlaceVictims(seat=1, eat=NONE, scare=NONE), "already_done")
+    assert state.scares[1] == (1, 0, 0)
+    assert state.phase == PLACE  # seat 2 may still move its victims
+    state, _ = when(state, c.PlaceVictims(seat=2, eat=(0, 0, 1), scare=NONE))
+    state, _ = when(state, c.PlaceVictims(seat=2, eat=NONE, scare=(0, 0, 1)))
+    assert state.scares[2] == (0, 0, 1)
+
+
 def test_wc2_1_saying_done_is_final_and_the_first_to_say_it_takes_the_quarter() -> None:
     state = after_setup(["penny", "nickel", "dime"])
     state, events = when(state, c.FinishPlacing(seat=2))
