@@ -42,7 +42,7 @@ from .services import timers as game_timers  # ``timers`` is sweep's argument
 
 logger = logging.getLogger(__name__)
 
-SWEEPER = "deadlines"
+SWEEPER = game_timers.SWEEPER
 
 
 # --------------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.loading import load_state, ruleset_for
-from games.models import Game
+from games.models import Game, TimerHeartbeat
 from games.roster import lock_running
 from games.rules.core import RuleError, Ruleset
 
@@ -28,13 +28,28 @@ from .append import system_command
 
 logger = logging.getLogger(__name__)
 
+SWEEPER = "deadlines"  # the deadline sweeper's heartbeat row (games.deadlines.heartbeat)
+
 
 def expire_locked(game: Game, rs: Ruleset[Any], state: Any, now: datetime) -> Any:
     """Apply the deadline of the locked game's current step if it has passed at ``now`` (R7.2/R7.3, R7.5);
-    the same path for the sweeper, the ETA task and a request that finds the deadline passed."""
+    the same path for the sweeper, the ETA task and a request that finds the deadline passed.
+
+    R7.7 first: a deadline that fell due during an outage (:func:`outage_window`), or falls due within the
+    grace after it, is extended, not played. A request that reaches the game the moment the database is back,
+    before the sweeper has run again and recorded the outage, sees it here too (no sweep for longer than
+    ``DEADLINE_OUTAGE_AFTER``), so no default is ever played ahead of its extension."""
     waiting = rs.waiting(state)
     if waiting is None or waiting.due_at is None or waiting.due_at > now:
         return state
+    window = outage_window(now)
+    if window is not None:
+        start, end = window
+        if start < waiting.due_at <= end + timedelta(seconds=outage_grace(rs, state)):
+            before = game.version
+            extended = extend_for_outage(game, rs, state, now, end)
+            if game.version != before:
+                return extended
     step_no = waiting.step_no
     return system_command(
         game, rs, state, rs.expire_command(step_no), now, f"expire:{step_no}:{uuid.uuid4().hex[:8]}"
@@ -69,6 +84,21 @@ def warn_locked(game: Game, now: datetime) -> None:
         logger.exception("the deadline warning of game %s was refused", game.pk)
         game.warn_at = None
         game.save(update_fields=["warn_at"])
+
+
+def outage_window(now: datetime) -> tuple[datetime, datetime] | None:
+    """The outage whose deadlines R7.7 extends, as seen at ``now``: while no deadline sweep has run for
+    longer than ``DEADLINE_OUTAGE_AFTER`` (the service is down, or has just come back and the sweeper has not
+    run yet), from the last sweep until now; else the last outage the sweeper recorded; None when there is
+    none, or when no sweeper ever ran here (nothing to judge by)."""
+    row = TimerHeartbeat.objects.filter(name=SWEEPER).first()
+    if row is None:
+        return None
+    if now - row.at > timedelta(seconds=settings.DEADLINE_OUTAGE_AFTER):
+        return (row.at, now)
+    if row.outage_start is not None and row.outage_end is not None:
+        return (row.outage_start, row.outage_end)
+    return None
 
 
 def outage_grace(rs: Ruleset[Any], state: Any) -> int:

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from games import deadlines, loading, roster
 from games.services import timers
@@ -145,3 +146,48 @@ def test_an_outage_extension_never_brings_a_deadline_earlier_r7_7(
     assert _due(t) == due
     view = t.state()
     assert view.get("play", view)["due_at"] == due.isoformat()  # GoodCritters' view has no "play"
+
+
+@pytest.mark.parametrize(("ruleset", "options"), GAMES)
+def test_a_request_right_after_an_outage_extends_before_the_sweeper_has_run_r7_7(
+    ruleset: str, options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R7.7, issue #26 item 2: the database was down for 90 s, and the deadline fell due 30 s before it came
+    back. The first request to reach the game after that (a player's read, before the sweeper has run again
+    and recorded the outage) finds no sweep for 90 s: it extends the deadline to now plus the grace, and
+    plays no default. The sweeper, back a moment later, records the outage's true end and does not play it
+    either; the default comes only once the grace is over."""
+    t = open_game(ruleset, 4, [], options)
+    due = _due(t)
+    step_no = t.game().step_no
+    _sweeps(due - timedelta(seconds=60))  # the last sweep before the database went down
+    back = due + timedelta(seconds=30)
+    monkeypatch.setattr(timezone, "now", lambda: back)  # the database is back: a player reads the game
+    t.state()
+    assert not t.events("DeadlinePassed"), "a default played before its extension"
+    [extended] = t.events("DeadlineExtended")
+    assert extended["reason"] == "outage"
+    assert extended["step_no"] == step_no
+    assert datetime.fromisoformat(extended["due_at"]) == back + timedelta(seconds=GRACE)
+    report = _sweeps(back + timedelta(seconds=1))  # the sweeper runs again and records the outage
+    assert report.outage == (due - timedelta(seconds=60), back + timedelta(seconds=1))
+    assert not t.events("DeadlinePassed")
+    _sweeps(*(back + timedelta(seconds=s) for s in (41, 81, GRACE + 5)))  # the sweeper runs as it should
+    assert t.events("DeadlinePassed")[0]["step_no"] == step_no
+
+
+@pytest.mark.parametrize(("ruleset", "options"), GAMES[:1])
+def test_a_deadline_that_passed_before_the_outage_began_is_played_as_always_r7_7(
+    ruleset: str, options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R7.7 extends only what fell due during the outage: a deadline that had passed before the last sweep
+    (the sweeper had not got to it yet) is played by the first request, outage or not."""
+    t = open_game(ruleset, 4, [], options)
+    due = _due(t)
+    with monkeypatch.context() as m:
+        m.setattr(deadlines, "_drain", lambda *a, **k: None)  # the sweeper ran, but did not get to this game
+        _sweeps(due + timedelta(seconds=5))
+    monkeypatch.setattr(timezone, "now", lambda: due + timedelta(seconds=95))
+    t.state()
+    assert not t.events("DeadlineExtended")
+    assert t.events("DeadlinePassed")
