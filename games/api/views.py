@@ -214,16 +214,17 @@ class GameView(APIView):
 
     permission_classes = [IsAuthenticated]
     access_checked_by_handler = False
+    known_game: Game | None = None  # the game ``initial`` read, when it checked access itself
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)  # authentication, permissions, throttling
         handler = getattr(self, (request.method or "").lower(), None)
-        if (
-            "game_id" in kwargs
-            and not (self.access_checked_by_handler and handler is not None)
-            and not may_know_of(roster.get_game(kwargs["game_id"]), _player(request))
-        ):
-            raise game_not_found()
+        self.known_game = None
+        if "game_id" in kwargs and not (self.access_checked_by_handler and handler is not None):
+            game = roster.get_game(kwargs["game_id"])
+            if not may_know_of(game, _player(request)):
+                raise game_not_found()
+            self.known_game = game  # the caller may know of it (read before any handler ran)
 
     def game_and_viewer(self, request: Request, game_id: int) -> tuple[Game, int | None]:
         game = roster.get_game(game_id)
