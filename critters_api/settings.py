@@ -194,6 +194,8 @@ THROTTLE_LOGIN_FAILURE_RATE: str = env.str("THROTTLE_LOGIN_FAILURE_RATE", defaul
 # Beyond: 429 (`too_many_failed_authentications` for a failing token, `too_many_failed_logins` at login) until
 # the window ends; valid tokens are never refused by it.
 THROTTLE_AUTH_FAILURE_RATE: str = env.str("THROTTLE_AUTH_FAILURE_RATE", default="30/min")
+# The replay page (/games/{id}/replay) keeps a finished game's verdict this long (its record never changes).
+REPLAY_VERDICT_CACHE_SECONDS: int = env.int("REPLAY_VERDICT_CACHE_SECONDS", default=86400)
 # Live (unrevoked) API tokens per player; issuing one more revokes the least recently used ones.
 MAX_TOKENS_PER_PLAYER: int = env.int("MAX_TOKENS_PER_PLAYER", default=20)
 

@@ -228,6 +228,30 @@ class TokenRateThrottle(BaseThrottle):
         return f"a{self.get_ident(request)}"
 
 
+def throttle_page(request: HttpRequest) -> HttpResponse | None:
+    """The API's limits for a plain Django page (outside DRF, e.g. the replay page): per logged-in user
+    (``THROTTLE_USER_RATE``, the bucket a session's API requests use) or per client address when anonymous
+    (``THROTTLE_ANON_RATE``, the anonymous API's bucket). Over it: the 429 problem ``throttled`` with
+    ``Retry-After``; ``None`` to serve."""
+    from critters_api.problems import problem_http_response
+
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        rate, bucket = settings.THROTTLE_USER_RATE, f"u{user.pk}"
+    else:
+        rate, bucket = settings.THROTTLE_ANON_RATE, f"a{client_address(request.META)}"
+    limit, period = parse_rate(rate)
+    counted = count(bucket, period)
+    if counted is None or counted[0] <= limit:
+        return None
+    wait = _retry_after(counted[1], period)
+    response = problem_http_response(
+        429, "throttled", f"Request was throttled. Expected available in {wait} seconds.", request
+    )
+    response["Retry-After"] = str(wait)
+    return response
+
+
 class AdminLoginThrottleMiddleware:
     """Django admin's login form (``POST /admin/login/``, a plain Django view outside DRF) is throttled like
     the API: every attempt counts, per client address and per username tried (``THROTTLE_ADMIN_LOGIN_RATE``
