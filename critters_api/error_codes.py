@@ -60,6 +60,13 @@ SERVICE_ERRORS: tuple[ErrorEntry, ...] = (
     _e("nul_byte", 400, "any", "A NUL byte in the path or query string."),
     _e("not_authenticated", 401, "auth", "No credentials: send `Authorization: Bearer <token>`."),
     _e("authentication_failed", 401, "auth", "The token is unknown, revoked or expired."),
+    _e(
+        "too_many_failed_authentications",
+        429,
+        "auth",
+        "Too many failed authentications (bad tokens) from your address: wait `Retry-After` seconds "
+        "(`THROTTLE_AUTH_FAILURE_RATE`; valid tokens are never refused by it).",
+    ),
     _e("permission_denied", 403, "auth", "You may not do this."),
     _e("not_found", 404, "path", "There is nothing at this address (or no such object of yours)."),
     _e("malformed_request", 400, "body", "The body is not JSON (or not UTF-8)."),
@@ -143,6 +150,14 @@ SERVICE_ERRORS: tuple[ErrorEntry, ...] = (
     ),
     # players
     _e("invalid_credentials", 401, "login", "Wrong username or password."),
+    _e(
+        "too_many_failed_logins",
+        429,
+        "login",
+        "Too many wrong passwords for this username (from any address) or from your address: the password "
+        "is not checked until `Retry-After` seconds have passed (the end of the window that began with the "
+        "first failure; `THROTTLE_LOGIN_FAILURE_RATE`, `THROTTLE_AUTH_FAILURE_RATE`).",
+    ),
     # notifications
     _e("webhook_not_found", 404, "webhooks", "No such webhook endpoint of yours."),
     _e("too_many_webhooks", 409, "webhook_create", "You have the most webhook endpoints allowed."),

@@ -217,6 +217,8 @@ class AutoSchema(SpectacularAutoSchema):
             key = str(status_code)
             if key not in responses:
                 code_detail = examples.get(status_code)
+                if code_detail is not None and listed and code_detail[0] not in {e.code for e in listed}:
+                    code_detail = None  # the view's example is of another of its methods (GET's cursor)
                 if code_detail is None and listed:
                     code_detail = _PROBLEM_EXAMPLES.get(status_code)
                     if code_detail is None or code_detail[0] not in {e.code for e in listed}:

@@ -186,6 +186,16 @@ TRUSTED_PROXY_COUNT: int = env.int("TRUSTED_PROXY_COUNT", default=0)
 # Django admin's login form (/admin/login/): failed and successful attempts alike, per client address and
 # per username tried, in the same Redis fixed windows as the API's limits.
 THROTTLE_ADMIN_LOGIN_RATE: str = env.str("THROTTLE_ADMIN_LOGIN_RATE", default="10/min")
+# POST /api/v1/auth/tokens: wrong passwords per username tried, from any address (a right one is not counted);
+# beyond, 429 `too_many_failed_logins` until the window that began with the first failure ends. "5/10min" =
+# 5 in 10 minutes: an account is never locked for longer than one window.
+THROTTLE_LOGIN_FAILURE_RATE: str = env.str("THROTTLE_LOGIN_FAILURE_RATE", default="5/10min")
+# Failed authentications per client address: unknown/revoked/malformed bearer tokens and wrong passwords.
+# Beyond: 429 (`too_many_failed_authentications` for a failing token, `too_many_failed_logins` at login) until
+# the window ends; valid tokens are never refused by it.
+THROTTLE_AUTH_FAILURE_RATE: str = env.str("THROTTLE_AUTH_FAILURE_RATE", default="30/min")
+# The replay page (/games/{id}/replay) keeps a finished game's verdict this long (its record never changes).
+REPLAY_VERDICT_CACHE_SECONDS: int = env.int("REPLAY_VERDICT_CACHE_SECONDS", default=86400)
 # Live (unrevoked) API tokens per player; issuing one more revokes the least recently used ones.
 MAX_TOKENS_PER_PLAYER: int = env.int("MAX_TOKENS_PER_PLAYER", default=20)
 

@@ -10,6 +10,9 @@ os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-used-anywhere-else
 os.environ.setdefault("CACHE_KEY_PREFIX", f"test-{uuid.uuid4().hex[:12]}")
 os.environ.setdefault("THROTTLE_USER_RATE", "100000/min")
 os.environ.setdefault("THROTTLE_ANON_RATE", "100000/min")
+# every test client is 127.0.0.1, and many tests send bad tokens and passwords: tests of these limits set them
+os.environ.setdefault("THROTTLE_LOGIN_FAILURE_RATE", "100000/min")
+os.environ.setdefault("THROTTLE_AUTH_FAILURE_RATE", "100000/min")
 
 from critters_api.settings import *  # noqa: F403
 from critters_api.settings import DATABASES, MIDDLEWARE

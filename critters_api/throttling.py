@@ -16,8 +16,10 @@ bucket: a login could be brute-forced). The servers must not rewrite the peer fr
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
+import re
 from typing import Any
 
 import redis
@@ -37,8 +39,16 @@ if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return {n, redis.call('PTTL', KEYS[1])}
 """
 
+_REFUND = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local n = redis.call('DECR', KEYS[1])
+if n <= 0 then redis.call('DEL', KEYS[1]) end
+return n
+"""
+
 _client: redis.Redis | None = None
 _script: Any = None
+_refund_script: Any = None
 
 
 def _counter() -> Any:
@@ -48,6 +58,15 @@ def _counter() -> Any:
         _client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1)
         _script = _client.register_script(_COUNT)
     return _script
+
+
+def _refunder() -> Any:
+    global _refund_script
+    if _refund_script is None:
+        _counter()
+        assert _client is not None  # made by _counter
+        _refund_script = _client.register_script(_REFUND)
+    return _refund_script
 
 
 def client_address(meta: Any) -> str:
@@ -87,11 +106,93 @@ def _retry_after(ttl_ms: int, period: int) -> int:
     return max(1, math.ceil(ttl_ms / 1000)) if ttl_ms > 0 else period
 
 
+def refund(bucket: str, period: int) -> None:
+    """Take back one request counted in ``bucket``'s current window (an attempt that turned out not to be
+    one the bucket limits, e.g. a login with the right password); a window left with nothing in it ends, so
+    that the next window begins with the next counted request. Nothing when Redis is unavailable."""
+    if redis_health.down():
+        return
+    key = f"{settings.CACHES['default'].get('KEY_PREFIX', '')}:throttle:{period}:{bucket}"
+    try:
+        _refunder()(keys=[key])
+    except RedisError:
+        logger.warning("throttling refund skipped: Redis is unavailable")
+        redis_health.failed()
+
+
+_RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*([a-z]+)\s*$")
+
+
 def parse_rate(rate: str) -> tuple[int, int]:
-    """``"1200/min"`` → (1200 requests, 60 seconds); the period is s, sec, m, min, h, hour, d or day."""
-    count, period = rate.split("/")
-    seconds = {"s": 1, "m": 60, "h": 3600, "d": 86400}[period.strip()[0]]
-    return int(count), seconds
+    """``"1200/min"`` → (1200 requests, 60 seconds); ``"5/10min"`` → (5, 600). The period is s, sec, m, min,
+    h, hour, d or day, optionally after a number of them."""
+    found = _RATE.match(rate)
+    if found is None:
+        raise ValueError(f"not a rate: {rate!r} (e.g. 120/min or 5/10min)")
+    count, times, unit = found.groups()
+    seconds = {"s": 1, "m": 60, "h": 3600, "d": 86400}[unit[0]]
+    return int(count), seconds * int(times or 1)
+
+
+def _refused(code: str, detail: str, wait: int) -> Any:
+    from critters_api.problems import Problem
+
+    problem = Problem(429, code, f"{detail} Expected available in {wait} seconds.", retry_after=wait)
+    problem.headers["Retry-After"] = str(wait)
+    return problem
+
+
+def _username_bucket(username: str) -> str:
+    """A login bucket per account tried, whatever its case (no raw user input in Redis keys)."""
+    digest = hashlib.sha256(username[:150].casefold().encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"login-fail:u{digest}"
+
+
+def login_attempt(request: Request, username: str) -> None:
+    """Count one password attempt at ``POST /auth/tokens`` before its password is hashed, per username
+    (``THROTTLE_LOGIN_FAILURE_RATE``, across every address) and per client address
+    (``THROTTLE_AUTH_FAILURE_RATE``, shared with failed bearer tokens). Over either limit: 429 problem
+    ``too_many_failed_logins`` with ``Retry-After``, and the password is not checked. A login that succeeds is
+    taken back (:func:`login_succeeded`), so only wrong passwords (and attempts in flight) use the budget,
+    and a lock lasts to the end of its window at most (the window starts at the first failure): nobody can
+    lock an account for longer than one window at a time, and tokens already issued keep working."""
+    user_limit, user_period = parse_rate(settings.THROTTLE_LOGIN_FAILURE_RATE)
+    addr_limit, addr_period = parse_rate(settings.THROTTLE_AUTH_FAILURE_RATE)
+    buckets = [
+        (_username_bucket(username), user_limit, user_period),
+        (f"auth-fail:a{client_address(request.META)}", addr_limit, addr_period),
+    ]
+    wait = 0
+    for bucket, limit, period in buckets:
+        counted = count(bucket, period)
+        if counted is not None and counted[0] > limit:
+            wait = max(wait, _retry_after(counted[1], period))
+    if wait:
+        raise _refused(
+            "too_many_failed_logins", "Too many failed logins for this username or from this address.", wait
+        )
+
+
+def login_succeeded(request: Request, username: str) -> None:
+    """The attempt :func:`login_attempt` counted had the right password: take it back."""
+    refund(_username_bucket(username), parse_rate(settings.THROTTLE_LOGIN_FAILURE_RATE)[1])
+    refund(f"auth-fail:a{client_address(request.META)}", parse_rate(settings.THROTTLE_AUTH_FAILURE_RATE)[1])
+
+
+def authentication_failed(request: Request) -> None:
+    """Count one failed bearer authentication (unknown, revoked or malformed token) against the client
+    address (``THROTTLE_AUTH_FAILURE_RATE``). Over the limit the answer is a 429 problem
+    ``too_many_failed_authentications`` with ``Retry-After`` instead of the 401 (a request with a failing
+    credential never reaches the per-token or anonymous limits). Valid tokens are never counted nor refused,
+    from that address or any other."""
+    limit, period = parse_rate(settings.THROTTLE_AUTH_FAILURE_RATE)
+    counted = count(f"auth-fail:a{client_address(request.META)}", period)
+    if counted is not None and counted[0] > limit:
+        raise _refused(
+            "too_many_failed_authentications",
+            "Too many failed authentications from this address.",
+            _retry_after(counted[1], period),
+        )
 
 
 class TokenRateThrottle(BaseThrottle):
@@ -125,6 +226,30 @@ class TokenRateThrottle(BaseThrottle):
         if request.user.is_authenticated:
             return f"u{request.user.pk}"
         return f"a{self.get_ident(request)}"
+
+
+def throttle_page(request: HttpRequest) -> HttpResponse | None:
+    """The API's limits for a plain Django page (outside DRF, e.g. the replay page): per logged-in user
+    (``THROTTLE_USER_RATE``, the bucket a session's API requests use) or per client address when anonymous
+    (``THROTTLE_ANON_RATE``, the anonymous API's bucket). Over it: the 429 problem ``throttled`` with
+    ``Retry-After``; ``None`` to serve."""
+    from critters_api.problems import problem_http_response
+
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        rate, bucket = settings.THROTTLE_USER_RATE, f"u{user.pk}"
+    else:
+        rate, bucket = settings.THROTTLE_ANON_RATE, f"a{client_address(request.META)}"
+    limit, period = parse_rate(rate)
+    counted = count(bucket, period)
+    if counted is None or counted[0] <= limit:
+        return None
+    wait = _retry_after(counted[1], period)
+    response = problem_http_response(
+        429, "throttled", f"Request was throttled. Expected available in {wait} seconds.", request
+    )
+    response["Retry-After"] = str(wait)
+    return response
 
 
 class AdminLoginThrottleMiddleware:

@@ -110,6 +110,25 @@ def _problem(status: int, code: str, detail: str) -> dict[str, Any]:
     }
 
 
+STREAM_HEADERS: dict[str, Any] = {
+    "Cache-Control": {
+        "schema": {"type": "string", "enum": ["no-cache, no-store"]},
+        "description": "`no-cache, no-store`: a live stream is never cached.",
+    },
+    "X-Accel-Buffering": {
+        "schema": {"type": "string", "enum": ["no"]},
+        "description": "`no`: a proxy in front of the service (nginx) must not buffer the stream, so "
+        "that each message reaches you as it is sent.",
+    },
+    "Vary": {
+        "schema": {"type": "string", "enum": ["Authorization"]},
+        "description": "`Authorization`: the stream is the token's viewer's.",
+    },
+}
+"""The headers ``notifications.stream.game_stream`` sets on the stream (the others are HTTP's and the
+site's)."""
+
+
 def stream_operation() -> dict[str, Any]:
     return {
         "operationId": "games_stream",
@@ -160,6 +179,7 @@ def stream_operation() -> dict[str, Any]:
             "200": {
                 "description": "The stream (it ends when the game is over, when who it speaks for "
                 "changes, or when you disconnect).",
+                "headers": STREAM_HEADERS,
                 "content": {
                     "text/event-stream": {
                         "schema": {

@@ -12,6 +12,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
+from critters_api import throttling
 from critters_api.db.base import prepared_cursor
 
 from .models import TOKEN_PREFIX, ApiToken, Player, token_digest
@@ -53,6 +54,15 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         header = authentication.get_authorization_header(request).split()
         if not header or header[0].lower() != self.keyword.lower().encode():
             return None
+        try:
+            return self._authenticate(header)
+        except exceptions.AuthenticationFailed:
+            # failures are counted per client address: over THROTTLE_AUTH_FAILURE_RATE, a 429 instead of
+            # the 401 (a failing credential never reaches the per-token or anonymous limits)
+            throttling.authentication_failed(request)
+            raise
+
+    def _authenticate(self, header: list[bytes]) -> tuple[Player, ApiToken]:
         if len(header) != 2:
             raise exceptions.AuthenticationFailed("Invalid Authorization header: expected 'Bearer <token>'.")
         try:

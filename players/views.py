@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from critters_api import throttling
 from critters_api.problems import Problem
 
 from .models import ApiToken, Player
@@ -93,7 +94,7 @@ class SignUpView(APIView):
 class LoginTokenView(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list[Any] = []
-    problem_statuses = {"POST": (401,)}
+    problem_statuses = {"POST": (401, 429)}
 
     @extend_schema(
         operation_id="auth_tokens_create",
@@ -101,7 +102,12 @@ class LoginTokenView(APIView):
         description="Creates a named API token for the player. The secret `token` is in this response only: "
         "it is stored hashed and can never be shown again. Send it as `Authorization: Bearer <token>`. "
         "A player has at most `MAX_TOKENS_PER_PLAYER` (default 20) live tokens: a new one revokes the least "
-        "recently used beyond that. Attempts are rate-limited per client address (429 `throttled`).",
+        "recently used beyond that. Attempts are rate-limited per client address (429 `throttled`), and "
+        "wrong passwords per username tried, from any address (`THROTTLE_LOGIN_FAILURE_RATE`, default 5 in "
+        "10 minutes) and per client address (`THROTTLE_AUTH_FAILURE_RATE`, default 30 a minute, failed "
+        "bearer tokens included): beyond either, 429 `too_many_failed_logins` with `Retry-After`, and the "
+        "password is not checked, until the window that began with the first failure ends (a right password "
+        "is not counted; tokens already issued keep working).",
         request=LoginTokenInput,
         responses={201: TokenCreatedOutput},
         examples=[
@@ -117,13 +123,12 @@ class LoginTokenView(APIView):
     def post(self, request: Request) -> Response:
         data = LoginTokenInput(data=request.data)
         data.is_valid(raise_exception=True)
-        player = authenticate(
-            request._request,
-            username=data.validated_data["username"],
-            password=data.validated_data["password"],
-        )
+        username = data.validated_data["username"]
+        throttling.login_attempt(request, username)  # before the password is hashed
+        player = authenticate(request._request, username=username, password=data.validated_data["password"])
         if player is None or not isinstance(player, Player):
             raise Problem(401, "invalid_credentials", "Wrong username or password.")
+        throttling.login_succeeded(request, username)
         token, raw = ApiToken.issue(player, data.validated_data["name"])
         out = {**TokenOutput(token).data, "token": raw}
         return Response(out, status=status.HTTP_201_CREATED)

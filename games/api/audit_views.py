@@ -5,8 +5,13 @@ own view (the ruleset's ``view_for``)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
 from typing import Any
 
+from django.conf import settings
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from drf_spectacular.types import OpenApiTypes
@@ -15,6 +20,8 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from critters_api import throttling
+from critters_api.celery import redis_health
 from critters_api.problems import Problem, problem_http_response
 from games.audit import export, replay, signature
 from games.audit.verify import CHECKPOINT_PATTERN, FORMAT, FORMAT_VERSION, parse_checkpoint, verify_record
@@ -24,6 +31,8 @@ from players.models import Player
 from . import examples
 from .serializers import EventField, OptionsOutputField, RecordedCommandField, ViewField
 from .views import GAME_ID, GameView, may_know_of
+
+logger = logging.getLogger(__name__)
 
 SEQ = OpenApiParameter(
     "seq", OpenApiTypes.INT, OpenApiParameter.PATH, description="An event number (1 to the game's version)."
@@ -395,11 +404,41 @@ class StateAtView(GameView):
 # --------------------------------------------------------------------------------------------------
 # the replay page (HTML, public once the game is over)
 # --------------------------------------------------------------------------------------------------
+def replay_verdict(game_id: int, record: dict[str, Any]) -> dict[str, Any]:
+    """The verifier's verdict on a finished game's record, as the replay page shows it (``ok``, ``text``).
+    A finished record never changes, so it is verified once and its verdict kept in the shared cache for
+    ``REPLAY_VERDICT_CACHE_SECONDS``, keyed by the game and a digest of the whole record (a record that
+    differed in anything would be verified afresh). Without the cache (Redis down), verified each time."""
+    digest = hashlib.sha256(
+        json.dumps(record, sort_keys=True, separators=(",", ":"), default=str).encode()
+    ).hexdigest()
+    key = f"replay-verdict:{FORMAT_VERSION}:{game_id}:{digest}"
+    cached: dict[str, Any] | None = None
+    if not redis_health.down():
+        try:
+            cached = cache.get(key)
+        except Exception:  # the cache is an optimisation: its failure costs a verification
+            logger.warning("replay verdict cache unavailable")
+    if isinstance(cached, dict):
+        return cached
+    verdict = verify_record(record)
+    found = {"ok": verdict.ok, "text": verdict.text()}
+    if not redis_health.down():
+        try:
+            cache.set(key, found, timeout=settings.REPLAY_VERDICT_CACHE_SECONDS)
+        except Exception:
+            logger.warning("replay verdict cache unavailable")
+    return found
+
+
 def replay_page(request: HttpRequest, game_id: int) -> HttpResponse:
     """A finished game step by step (the ruleset's sections), with the chart its ruleset plots (no script or
     style from elsewhere: everything is in the page)."""
     if request.method not in ("GET", "HEAD"):
         return problem_http_response(405, "method_not_allowed", "Only GET is allowed here.", request)
+    throttled = throttling.throttle_page(request)  # the API's limits: anyone may ask, nobody without end
+    if throttled is not None:
+        return throttled
     game = Game.objects.filter(pk=game_id).first()
     user = request.user if isinstance(request.user, Player) else None
     if game is None or not may_know_of(game, user):  # a hidden game answers as a missing one (R8.3)
@@ -409,7 +448,7 @@ def replay_page(request: HttpRequest, game_id: int) -> HttpResponse:
     except Problem as problem:
         return problem_http_response(problem.status_code, problem.code, str(problem.detail), request)
     steps = replay.build(record)
-    verdict = verify_record(record)
+    verdict = replay_verdict(game.pk, record)
     plot = steps["chart"]
     context: dict[str, Any] = {
         "game": record["game"],

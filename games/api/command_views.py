@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from critters_api.problems import PROBLEM_CONTENT_TYPE, Problem
 from critters_api.schema import problem_response
 from critters_api.serializers import StrictSerializer
-from games.models import Game
+from games import roster
 from games.selectors import viewer_state
 from games.services.commands import game_command
 
@@ -25,7 +25,9 @@ _KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
 
 
 class CommandView(GameView):
-    access_checked_by_handler = True  # the command service resolves the seat first, under the game's lock
+    # Access first (GameView.initial), body second: the body's shape can depend on the game's ruleset, so a
+    # body checked before access would tell a hidden game (and its ruleset) from a missing id (R8.3). The
+    # command service resolves the seat again, under the game's lock.
     command_type: str = ""
     input_class: type[StrictSerializer] = StrictSerializer
     # where rulesets give this command name different shapes: each ruleset's serializer (the game's is used)
@@ -40,8 +42,8 @@ class CommandView(GameView):
             )
         input_class = self.input_class
         if self.input_by_ruleset:
-            slug = Game.objects.filter(pk=game_id).values_list("ruleset", flat=True).first()
-            input_class = self.input_by_ruleset.get(slug or "", input_class)
+            game = self.known_game or roster.get_game(game_id)
+            input_class = self.input_by_ruleset.get(game.ruleset, input_class)
         data = input_class(data=request.data)
         data.is_valid(raise_exception=True)
         command = {"type": self.command_type, **data.validated_data}

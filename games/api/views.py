@@ -44,10 +44,17 @@ IDEMPOTENCY_KEY = OpenApiParameter(
     {"type": "string", "pattern": "^[!-~]{1,255}$", "minLength": 1, "maxLength": 255},
     OpenApiParameter.HEADER,
     required=False,
-    description="A unique key (1-255 printable ASCII characters) per intended command. A retry with the same "
-    "key returns the first response (status and body) with no second effect; the same key with another body "
-    "is a 422 `idempotency_key_reused`; while the first request is still running, 409 "
-    "`idempotency_key_in_use`. A key is scoped to its game: on another game it is another command.",
+    description="A unique key (1-255 printable ASCII characters) per intended command. What is stored under "
+    "the key is the command's outcome once it reached the rules: the 200 (applied) or the rule's refusal "
+    "(403, 409 or 422 with the rule's `code`, e.g. `wrong_step`, `autopilot_on`). A retry with the same key "
+    "and body gets that answer again (same status and body, `Idempotent-Replayed: true`) with no second "
+    "effect, whatever its `If-Match`. Answers given before the command reached the rules are not stored, "
+    "and nothing was applied: 400/422 for a bad body or key, 401, 404, 403 `not_seated`, 409 "
+    "`not_started`/`game_over`, 412 `precondition_failed`, 409 `idempotency_key_in_use`, 429, 503. A "
+    "retry with the same key after one of those runs as a new request (after a 412: send it again with "
+    "the current ETag and it is applied). The same key with another body is a 422 "
+    "`idempotency_key_reused`; while the first request is still running, 409 `idempotency_key_in_use`. A "
+    "key is scoped to its game: on another game it is another command.",
 )
 IF_MATCH = OpenApiParameter(
     "If-Match",
@@ -214,16 +221,17 @@ class GameView(APIView):
 
     permission_classes = [IsAuthenticated]
     access_checked_by_handler = False
+    known_game: Game | None = None  # the game ``initial`` read, when it checked access itself
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)  # authentication, permissions, throttling
         handler = getattr(self, (request.method or "").lower(), None)
-        if (
-            "game_id" in kwargs
-            and not (self.access_checked_by_handler and handler is not None)
-            and not may_know_of(roster.get_game(kwargs["game_id"]), _player(request))
-        ):
-            raise game_not_found()
+        self.known_game = None
+        if "game_id" in kwargs and not (self.access_checked_by_handler and handler is not None):
+            game = roster.get_game(kwargs["game_id"])
+            if not may_know_of(game, _player(request)):
+                raise game_not_found()
+            self.known_game = game  # the caller may know of it (read before any handler ran)
 
     def game_and_viewer(self, request: Request, game_id: int) -> tuple[Game, int | None]:
         game = roster.get_game(game_id)

@@ -8,10 +8,13 @@ Each test uses its own client address, so that no other test's requests share it
 from __future__ import annotations
 
 import itertools
+import time
 from datetime import timedelta
 from typing import Any
+from unittest.mock import patch
 
 import pytest
+from django.contrib.auth import authenticate
 from django.test import Client
 from django.test.utils import override_settings
 from django.utils import timezone
@@ -151,3 +154,91 @@ def test_the_default_cap_is_twenty_live_tokens() -> None:
     for _ in range(25):
         assert login(client, peer, "hoarder", PASSWORD).status_code == 201
     assert ApiToken.objects.active().filter(player__username="hoarder").count() == 20
+
+
+# --- issue #28 items 10 and 11: failed authentication is limited ----------------------------------------
+def bearer(client: Client, peer: str, token: str, xff: str | None = None) -> Any:
+    headers = {"Authorization": f"Bearer {token}"}
+    if xff is not None:
+        headers["X-Forwarded-For"] = xff
+    return client.get("/api/v1/me", headers=headers, REMOTE_ADDR=peer)
+
+
+@override_settings(THROTTLE_LOGIN_FAILURE_RATE="3/min")
+def test_issue28_item10_wrong_passwords_are_limited_per_username_across_rotating_addresses() -> None:
+    """12 wrong passwords from 12 addresses then the right one all went through (each hashed): now the
+    username's budget of wrong passwords is shared by every address, and beyond it even the right password
+    waits, without being hashed (429 ``too_many_failed_logins`` with Retry-After within the window)."""
+    Player.objects.create_user(username="guessme", password=PASSWORD)
+    client = Client()
+    statuses = [login(client, next(_addresses), "guessme", f"guess {n}").status_code for n in range(3)]
+    assert statuses == [401, 401, 401]
+    with patch("players.views.authenticate", wraps=authenticate) as hashing:
+        for n in range(4):  # other addresses, other cases of the name: the same account's budget
+            r = login(client, next(_addresses), "GuessMe" if n % 2 else "guessme", f"guess {n}")
+            body = assert_problem(r, 429, "too_many_failed_logins")
+        r = login(client, next(_addresses), "guessme", PASSWORD)
+        body = assert_problem(r, 429, "too_many_failed_logins")
+        assert hashing.call_count == 0  # no password was checked
+    assert 1 <= int(r["Retry-After"]) <= 60
+    assert body["retry_after"] == int(r["Retry-After"])
+    assert not ApiToken.objects.filter(player__username="guessme").exists()
+    # another account from the same addresses is not locked by it
+    Player.objects.create_user(username="bystander", password=PASSWORD)
+    assert login(client, next(_addresses), "bystander", PASSWORD).status_code == 201
+
+
+@override_settings(THROTTLE_LOGIN_FAILURE_RATE="2/min", TRUSTED_PROXY_COUNT=1)
+def test_issue28_item10_rotating_x_forwarded_for_behind_a_trusted_proxy_shares_the_username_budget() -> None:
+    Player.objects.create_user(username="proxied2", password=PASSWORD)
+    client, proxy = Client(), next(_addresses)
+    statuses = [
+        login(client, proxy, "proxied2", f"guess {n}", xff=f"203.0.113.{n}").status_code for n in range(4)
+    ]
+    assert statuses == [401, 401, 429, 429], statuses
+    r = login(client, proxy, "proxied2", PASSWORD, xff="203.0.113.200")
+    assert_problem(r, 429, "too_many_failed_logins")
+
+
+@override_settings(THROTTLE_LOGIN_FAILURE_RATE="2/s")
+def test_issue28_item10_a_lock_lasts_one_window_and_right_passwords_never_count() -> None:
+    """Nobody can lock an account for long: the lock ends with the window that began with the first
+    failure; and the owner's own logins do not use the budget."""
+    Player.objects.create_user(username="owner", password=PASSWORD)
+    client = Client()
+    assert [login(client, next(_addresses), "owner", PASSWORD).status_code for _ in range(4)] == [201] * 4
+    for n in range(3):
+        r = login(client, next(_addresses), "owner", f"guess {n}")
+    assert_problem(r, 429, "too_many_failed_logins")
+    assert int(r["Retry-After"]) == 1
+    time.sleep(1.2)
+    assert login(client, next(_addresses), "owner", PASSWORD).status_code == 201
+
+
+@override_settings(THROTTLE_AUTH_FAILURE_RATE="4/min")
+def test_issue28_item10_wrong_passwords_for_many_usernames_are_limited_per_address() -> None:
+    client, peer = Client(), next(_addresses)
+    statuses = [login(client, peer, f"user{n}", "guess guess").status_code for n in range(6)]
+    assert statuses == [401] * 4 + [429] * 2, statuses
+    assert login(client, next(_addresses), "user9", "guess guess").status_code == 401  # other addresses
+
+
+@override_settings(THROTTLE_AUTH_FAILURE_RATE="5/min")
+def test_issue28_item11_failed_bearer_authentication_is_throttled_per_address() -> None:
+    """150 bogus bearer tokens got 150 answers 401 and no 429 (a failing credential never reached the
+    per-token or anonymous limits): now the failures from one address are counted, and beyond the limit the
+    answer is 429 ``too_many_failed_authentications`` with Retry-After. Valid tokens are not affected, from
+    that address or any other."""
+    owner = Player.objects.create_user(username="tokenowner", password=PASSWORD)
+    _token, raw = ApiToken.issue(owner, "t")
+    client, attacker, other = Client(), next(_addresses), next(_addresses)
+    bogus = ["gct_00000000_" + "x" * 40, "not-even-a-gct-token", raw + "tampered"]
+    statuses = [bearer(client, attacker, bogus[n % 3]).status_code for n in range(8)]
+    assert statuses == [401] * 5 + [429] * 3, statuses
+    r = bearer(client, attacker, bogus[0])
+    body = assert_problem(r, 429, "too_many_failed_authentications")
+    assert 1 <= int(r["Retry-After"]) <= 60
+    assert body["retry_after"] == int(r["Retry-After"])
+    assert bearer(client, other, raw).status_code == 200  # a valid token from another address
+    assert bearer(client, attacker, raw).status_code == 200  # and from the same one
+    assert bearer(client, other, bogus[0]).status_code == 401  # other addresses keep their own budget

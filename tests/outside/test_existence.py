@@ -1,8 +1,10 @@
 """No existence oracle (R8.3: nothing through any route): a caller who may not see a private game gets, on
 EVERY game-scoped route and method, exactly the answer a game id that does not exist gets: the same status,
 the same problem code and detail, the same headers that matter. The routes are read from the URL conf, so a
-new route is covered without touching this test. Over real HTTP against the ASGI application (the live
-stream is served only there)."""
+new route is covered without touching this test. The private games are of every registered ruleset, and a
+command route is sent the body of each ruleset that has that command (issue #28 item 8: a body shaped by the
+game's ruleset, checked before access, told a hidden game and its ruleset from a missing id). Over real HTTP
+against the ASGI application (the live stream is served only there)."""
 
 from __future__ import annotations
 
@@ -17,8 +19,9 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from games.api import examples
+from games.api.bindings import all_player_commands
 from games.models import Game
-from games.rules.registry import DEFAULT_RULESET
+from games.rules.registry import DEFAULT_RULESET, RULESETS, get_ruleset
 from tests.conftest import Api, make_api
 from tests.notifications.helpers import AsgiServer
 
@@ -59,19 +62,22 @@ def fill(route: str, game_id: int) -> str:
     return "/" + _PARAM.sub(value, route)
 
 
-def body_for(callback: Any) -> dict[str, Any]:
-    """A well-formed body for the route, so that the request goes as deep as it can."""
+def bodies_for(callback: Any) -> list[dict[str, Any]]:
+    """Well-formed bodies for the route, so that the request goes as deep as it can: for a command, the
+    body of each ruleset that has the command (``ChooseAction`` is ``{"action": ...}`` in GoodCritters,
+    ``{"card": ...}`` in Loose Triggers), each sent to the games of every ruleset."""
     view = getattr(callback, "view_class", None)
     command = getattr(view, "command_type", "")
     if command:
-        found = examples.command_examples(command, [DEFAULT_RULESET])
-        return dict(found[0][1]) if found else {}
+        slugs = [slug for slug, _cls in all_player_commands()[command]]
+        bodies = [dict(v) for slug in slugs for _label, v in examples.command_examples(command, [slug])]
+        return list({json.dumps(b, sort_keys=True): b for b in bodies}.values()) or [{}]
     name = getattr(view, "__name__", "")
     if name == "HandOverView":
-        return {"to": "bot", "strategy": "sensible"}
+        return [{"to": "bot", "strategy": "sensible"}]
     if name == "BotsView":
-        return {"strategy": "sensible"}
-    return {}
+        return [{"strategy": "sensible"}]
+    return [{}]
 
 
 @pytest.fixture(scope="module")
@@ -85,23 +91,30 @@ def server(django_db_setup: None, tmp_path_factory: pytest.TempPathFactory) -> I
 
 
 def private_games() -> dict[str, int]:
-    """Private games an outsider may not see: running (with an open step and a deadline), paused, and
-    cancelled before its start."""
-    apis = [make_api() for _ in range(4)]
+    """Private games an outsider may not see: one running (with an open step and a deadline) of every
+    registered ruleset (its sample's seats and options), and of the default ruleset also one paused and one
+    cancelled before its start (pausing and cancelling are the table's, the same for every ruleset). Keyed
+    ``ruleset/kind``."""
     out: dict[str, int] = {}
-    for kind in ("running", "paused", "cancelled"):
-        options = {"deadlines": {"distribute": 600, "choose": 600}}
-        r = apis[0].post("/api/v1/games", {"seats": 4, "options": options, "allow_spectators": False})
-        assert r.status_code == 201, r.content
-        game_id = r.json()["id"]
-        if kind == "cancelled":
-            assert apis[0].post(f"/api/v1/games/{game_id}/cancel").status_code == 200
-        else:
-            for api in apis[1:]:
-                assert api.post(f"/api/v1/games/{game_id}/join").status_code == 200
-        if kind == "paused":
-            assert apis[0].post(f"/api/v1/games/{game_id}/pause").status_code == 200
-        out[kind] = game_id
+    for slug in RULESETS:
+        sample = getattr(get_ruleset(slug), "sample", None)
+        seats = sample.seats if sample is not None else get_ruleset(slug).seat_range()[0]
+        options = {**(dict(sample.options) if sample is not None else {}), "pause_by": "creator"}
+        apis = [make_api() for _ in range(seats)]
+        for kind in ("running", "paused", "cancelled") if slug == DEFAULT_RULESET else ("running",):
+            body = {"ruleset": slug, "seats": seats, "options": options, "allow_spectators": False}
+            r = apis[0].post("/api/v1/games", body)
+            assert r.status_code == 201, r.content
+            game_id = r.json()["id"]
+            if kind == "cancelled":
+                assert apis[0].post(f"/api/v1/games/{game_id}/cancel").status_code == 200
+            else:
+                for api in apis[1:]:
+                    assert api.post(f"/api/v1/games/{game_id}/join").status_code == 200
+                assert Game.objects.get(pk=game_id).status == "running"
+            if kind == "paused":
+                assert apis[0].post(f"/api/v1/games/{game_id}/pause").status_code == 200
+            out[f"{slug}/{kind}"] = game_id
     return out
 
 
@@ -153,18 +166,19 @@ def test_a_private_game_answers_exactly_as_a_missing_one(
     outsider = make_api()
     missing = (Game.objects.order_by("-pk").values_list("pk", flat=True).first() or 0) + 1000
     versions = {kind: Game.objects.get(pk=pk).version for kind, pk in games.items()}
-    body = body_for(callback)
+    bodies = bodies_for(callback)
     view = getattr(callback, "view_class", None)
     extra = [m.upper() for m in ("put", "patch") if view is not None and hasattr(view, m)]
     for caller in (outsider, None):
         for method in (*ALWAYS, *extra):
-            path = fill(route, missing)
-            expected = answer(request(server, caller, method, path, body), path)
-            for kind, game_id in games.items():
-                path = fill(route, game_id)
-                got = answer(request(server, caller, method, path, body), path)
-                who = "an outsider" if caller else "an anonymous caller"
-                assert got == expected, f"{method} {route} for {who} on a {kind} private game"
+            for body in bodies if method in ("POST", "PUT", "PATCH") else bodies[:1]:
+                path = fill(route, missing)
+                expected = answer(request(server, caller, method, path, body), path)
+                for kind, game_id in games.items():
+                    path = fill(route, game_id)
+                    got = answer(request(server, caller, method, path, body), path)
+                    who = "an outsider" if caller else "an anonymous caller"
+                    assert got == expected, f"{method} {route} {body} for {who} on a {kind} private game"
     # and nothing an outsider sent changed any of them
     assert {kind: Game.objects.get(pk=pk).version for kind, pk in games.items()} == versions
     assert server.proc is not None
