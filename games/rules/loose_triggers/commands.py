@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .options import Options
+from .options import RULES_UNWRITTEN, Options
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +24,9 @@ class StartGame:
     loot_deck: tuple[int, ...] | None = None
     bagman: int | None = None
     fixed_seed: bool = False  # an operator chose the seed: the game is not fair
+    # the rules' version the game plays to its end (README "Rules versions"; absent from the JSON: rules 1,
+    # as a start was written before LT had versions); ``GAME.start_command`` gives the newest
+    rules: int = RULES_UNWRITTEN
 
 
 @dataclass(frozen=True, slots=True)
