@@ -5,7 +5,7 @@ int field means "none" (no card, no slot)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from .options import RULES_UNWRITTEN, Options
 
@@ -95,13 +95,18 @@ class ClaimSpoils:
     bagman: bool
 
 
+# LT4.2 (README ruling 9): a Grab source; a slot in ASCII digits only (the API declares and checks it too)
+GRAB_SOURCE_PATTERN: Final[str] = "^(loot|action|discard|display:[0-9]+)$"
+
+
 @dataclass(frozen=True, slots=True)
 class Grab:
-    """LT4.2: three sources, each loot | action | discard | display:<slot> (slots as displayed now)."""
+    """LT4.2: three sources, each loot | action | discard | display:<slot> (slots as displayed now, in ASCII
+    digits)."""
 
     TYPE: ClassVar[str] = "Grab"
     seat: int | None
-    sources: tuple[str, ...]
+    sources: tuple[str, ...] = field(metadata={"pattern": GRAB_SOURCE_PATTERN})
 
 
 @dataclass(frozen=True, slots=True)

@@ -603,7 +603,12 @@ def parse_sources(state: State, sources: tuple[str, ...]) -> list[tuple[str, int
             out.append((source, NO_CARD))
             continue
         kind, _, rest = source.partition(":")
-        if kind != "display" or not rest.isdigit() or int(rest) >= len(state.display) or int(rest) in slots:
+        if (
+            kind != "display"
+            or not (rest.isascii() and rest.isdigit())  # "²", Arabic-Indic digits: str.isdigit's, not ours
+            or int(rest) >= len(state.display)
+            or int(rest) in slots
+        ):
             fail("invalid_sources", f"bad Grab source {source!r}")
         slots.add(int(rest))
         out.append(("display", state.display[int(rest)]))
