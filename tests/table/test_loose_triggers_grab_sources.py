@@ -60,3 +60,15 @@ def test_lt4_2_the_rules_refuse_a_slot_in_other_than_ascii_digits(source: str) -
     with pytest.raises(RuleError) as info:
         parse_sources(state, (source, "loot", "loot"))
     assert info.value.code == "invalid_sources"
+
+
+def test_lt4_2_rules_1_still_read_a_slot_in_other_digits_ruling_32() -> None:
+    """A game under rules 1 re-decides a stored ``display:\u0661`` as slot 1, as it was decided (ruling 32);
+    ``display:²`` never got past ``int`` (a 500 then, nothing stored): refused, no longer a crash."""
+    from tests.rules.loose_triggers.helpers import given, start_events
+
+    state = given(start_events(4, rules=1))
+    assert parse_sources(state, ("display:\u0661", "loot", "loot"))[0] == ("display", state.display[1])
+    with pytest.raises(RuleError) as info:
+        parse_sources(state, ("display:²", "loot", "loot"))
+    assert info.value.code == "invalid_sources"

@@ -593,7 +593,9 @@ def _claim(run: _Run, seat: int, command: ClaimSpoils) -> None:
 
 
 def parse_sources(state: State, sources: tuple[str, ...]) -> list[tuple[str, int]]:
-    """LT4.2: exactly three of loot | action | discard | display:<slot> (a slot at most once)."""
+    """LT4.2: exactly three of loot | action | discard | display:<slot> (a slot at most once), the slot in
+    ASCII digits (rules 2; rules 1 read any digits ``int`` reads, ruling 32: a stored Arabic-Indic one was a
+    slot)."""
     if len(sources) != GRAB_COUNT:
         fail("invalid_sources", "a Grab takes exactly three sources")
     out: list[tuple[str, int]] = []
@@ -603,16 +605,23 @@ def parse_sources(state: State, sources: tuple[str, ...]) -> list[tuple[str, int
             out.append((source, NO_CARD))
             continue
         kind, _, rest = source.partition(":")
-        if (
-            kind != "display"
-            or not (rest.isascii() and rest.isdigit())  # "²", Arabic-Indic digits: str.isdigit's, not ours
-            or int(rest) >= len(state.display)
-            or int(rest) in slots
-        ):
+        slot = _slot(rest, ascii_only=state.rules >= RULES_2) if kind == "display" else None
+        if slot is None or slot >= len(state.display) or slot in slots:
             fail("invalid_sources", f"bad Grab source {source!r}")
-        slots.add(int(rest))
-        out.append(("display", state.display[int(rest)]))
+        slots.add(slot)
+        out.append(("display", state.display[slot]))
     return out
+
+
+def _slot(text: str, *, ascii_only: bool) -> int | None:
+    """A display slot written in digits, or None. ``str.isdigit`` also says yes to "²" (which ``int`` refuses)
+    and to other scripts' digits (which it reads): only ASCII digits from rules 2 (issue #28)."""
+    if not text.isdigit() or (ascii_only and not text.isascii()):
+        return None
+    try:
+        return int(text)
+    except ValueError:  # "²": a digit to isdigit, not to int
+        return None
 
 
 def default_grab(state: State) -> tuple[str, ...]:
