@@ -11,6 +11,8 @@ import typing
 from functools import cache
 from typing import Any
 
+from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
 from rest_framework import serializers
 
 from critters_api.serializers import (
@@ -38,6 +40,16 @@ def snake(name: str) -> str:
     return kebab(name).replace("-", "_")
 
 
+class FullMatch(RegexValidator):
+    """A string matches ``regex`` whole (Python's ``$`` would let a trailing newline through; the spec's
+    pattern, read by JSON Schema, would not): the pattern the spec declares, checked as it means."""
+
+    def __call__(self, value: Any) -> None:
+        regex = typing.cast(re.Pattern[str], self.regex)  # compiled by RegexValidator
+        if not isinstance(value, str) or regex.fullmatch(value) is None:
+            raise ValidationError(self.message, code=self.code, params={"value": value})
+
+
 def _field_for(
     tp: Any,
     *,
@@ -45,8 +57,11 @@ def _field_for(
     help_text: str,
     substitutes: Any = None,
     minimum: int = 0,
+    pattern: str | None = None,
     **kwargs: Any,
 ) -> serializers.Field:
+    """The API field of ``tp``; ``pattern`` (a str, or each str of a list): a regular expression it matches
+    whole (declared in the spec)."""
     substitutes = substitutes or {}
     if tp in substitutes and typing.is_typeddict(substitutes[tp]):
         return _nested(substitutes[tp], help_text=help_text, **kwargs)
@@ -60,6 +75,7 @@ def _field_for(
             help_text=help_text,
             substitutes=substitutes,
             minimum=minimum,
+            pattern=pattern,
             allow_null=True,
             **kwargs,
         )
@@ -73,19 +89,32 @@ def _field_for(
         if choices:
             return StrictChoiceField(choices=list(choices), help_text=help_text, **kwargs)
         return StrictCharField(
-            max_length=MAX_TEXT, allow_blank=True, trim_whitespace=False, help_text=help_text, **kwargs
+            max_length=MAX_TEXT,
+            allow_blank=pattern is None,  # a blank string skips the validators: the pattern decides
+            trim_whitespace=False,
+            help_text=help_text,
+            validators=_matching(pattern),
+            **kwargs,
         )
     if (origin is list and len(args) == 1) or (origin is tuple and len(args) == 2 and args[1] is Ellipsis):
-        return _list_field(args[0], help_text=help_text, **kwargs)
+        return _list_field(args[0], help_text=help_text, pattern=pattern, **kwargs)
     raise TypeError(f"no API field for {tp!r}")
 
 
-def _list_field(item: Any, *, help_text: str, **kwargs: Any) -> serializers.Field:
+def _matching(pattern: str | None) -> list[FullMatch]:
+    return [] if pattern is None else [FullMatch(pattern, message=f"must match {pattern}")]
+
+
+def _list_field(item: Any, *, help_text: str, pattern: str | None = None, **kwargs: Any) -> serializers.Field:
     """A list. Its largest valid body must stay well under the request size limit (else a valid request
-    would get a 413): a string item is short (an id, a source), a list of lists has one per seat at most."""
+    would get a 413): a string item is short (an id, a source), a list of lists has one per seat at most.
+    ``pattern``: each string item matches it whole."""
     if item is str:
         child: serializers.Field = StrictCharField(
-            max_length=MAX_ITEM_TEXT, allow_blank=True, trim_whitespace=False
+            max_length=MAX_ITEM_TEXT,
+            allow_blank=pattern is None,  # a blank string skips the validators: the pattern decides
+            trim_whitespace=False,
+            validators=_matching(pattern),
         )
         return serializers.ListField(child=child, max_length=MAX_LIST, help_text=help_text, **kwargs)
     nested = typing.get_origin(item) in (list, tuple)
@@ -115,7 +144,8 @@ def _nested_class(td: Any) -> type[StrictSerializer]:
 
 def command_serializer(slug: str, cls: type[Any], *, name: str | None = None) -> type[StrictSerializer]:
     """The request serializer of player command ``cls``: every field but ``seat`` and those the system
-    alone sets (field metadata ``system``); an int field's ``minimum`` (metadata) defaults to 0."""
+    alone sets (field metadata ``system``); an int field's ``minimum`` (metadata) defaults to 0; a string
+    field's (or string list's) ``pattern`` (metadata), if any, is declared and checked."""
     hints = typing.get_type_hints(cls)
     choices = field_choices(slug)
     rt = ruleset_types(slug)
@@ -133,6 +163,7 @@ def command_serializer(slug: str, cls: type[Any], *, name: str | None = None) ->
             help_text="",
             substitutes=substitutes,
             minimum=f.metadata.get("minimum", 0),
+            pattern=f.metadata.get("pattern"),
             **kwargs,
         )
     doc = (cls.__doc__ or "").strip()

@@ -159,3 +159,27 @@ def test_the_record_names_the_rules_its_game_was_played_under(claimed: Any, chec
         assert "re-decides versions '2', '3'" in verdict.error.message
     else:
         assert "started under the rules '2'" in verdict.error.message
+
+
+def test_a_loose_triggers_record_made_before_its_rules_2_still_verifies() -> None:
+    """Issue 28 (ruling 32): ``fixtures/record-v2-lt-rules-1.json`` was made by main at 65d220b, before Loose
+    Triggers wrote its rules' version (``fixtures/make_lt_record.py``): BANG!s absorbed by a DUCK! (LT4.1, the
+    BANG! discarded when fired), an Action deck remade after them (LT4.6), a Gunner who chose a card and
+    resigned and one who chose none and resigned (LT7.2, R8.3). It is re-decided under rules "1" to the same
+    events."""
+    record = load("record-v2-lt-rules-1.json")
+    assert (record["format_version"], record["game"]["ruleset"]) == (2, "loose_triggers")
+    assert record["game"]["ruleset_version"] == "1"
+    outcomes = [e["data"].get("outcome") for e in record["events"] if e["type"] == "BangFired"]
+    assert "ducked" in outcomes
+    assert sum(e["type"] == "PlayerResigned" for e in record["events"]) == 2
+    verdict = verify_record(record)
+    assert verdict.ok, verdict.text()
+    assert (verdict.events, verdict.commands) == (
+        len(record["events"]),
+        sum(e["command"] is not None for e in record["events"]),
+    )
+    bad = load("record-v2-lt-rules-1.json")  # and it is still checked: a changed outcome is caught
+    fired = next(i for i, e in enumerate(bad["events"]) if e["data"].get("outcome") == "ducked")
+    bad["events"][fired]["data"]["outcome"] = "hit"
+    assert not verify_record(bad).ok

@@ -5,9 +5,9 @@ int field means "none" (no card, no slot)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Final
 
-from .options import Options
+from .options import RULES_UNWRITTEN, Options
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +24,9 @@ class StartGame:
     loot_deck: tuple[int, ...] | None = None
     bagman: int | None = None
     fixed_seed: bool = False  # an operator chose the seed: the game is not fair
+    # the rules' version the game plays to its end (README "Rules versions"; absent from the JSON: rules 1,
+    # as a start was written before LT had versions); ``GAME.start_command`` gives the newest
+    rules: int = RULES_UNWRITTEN
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,13 +95,18 @@ class ClaimSpoils:
     bagman: bool
 
 
+# LT4.2 (README ruling 9): a Grab source; a slot in ASCII digits only (the API declares and checks it too)
+GRAB_SOURCE_PATTERN: Final[str] = "^(loot|action|discard|display:[0-9]+)$"
+
+
 @dataclass(frozen=True, slots=True)
 class Grab:
-    """LT4.2: three sources, each loot | action | discard | display:<slot> (slots as displayed now)."""
+    """LT4.2: three sources, each loot | action | discard | display:<slot> (slots as displayed now, in ASCII
+    digits)."""
 
     TYPE: ClassVar[str] = "Grab"
     seat: int | None
-    sources: tuple[str, ...]
+    sources: tuple[str, ...] = field(metadata={"pattern": GRAB_SOURCE_PATTERN})
 
 
 @dataclass(frozen=True, slots=True)

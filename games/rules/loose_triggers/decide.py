@@ -72,6 +72,7 @@ from .events import (
     Wounded,
 )
 from .evolve import HANDLERS
+from .options import RULES_2, RULES_KNOWN
 from .state import (
     CHOOSE,
     CLAIM,
@@ -200,6 +201,8 @@ def _start(run: _Run, command: StartGame) -> None:
     n = len(players)
     if not MIN_PLAYERS <= n <= MAX_PLAYERS or len(set(players)) != n:
         fail("invalid_players", f"Loose Triggers needs {MIN_PLAYERS} to {MAX_PLAYERS} different players")
+    if command.rules not in RULES_KNOWN:
+        fail("invalid_command", f"unknown rules {command.rules!r}")
     seed = command.seed
     fair = (
         command.seats is None
@@ -243,6 +246,7 @@ def _start(run: _Run, command: StartGame) -> None:
             loot_deck=loot_deck,
             action_deck=action_deck,
             hands=hands,
+            rules=command.rules,
         )
     )
     _settle(run)
@@ -399,6 +403,12 @@ def _choose(run: _Run, seat: int, command: ChooseAction) -> None:
     card = command.card
     if card != NO_CARD and card not in s.hands[seat]:
         fail("card_not_in_hand", "that card is not in your hand")
+    _commit(run, seat, card)
+
+
+def _commit(run: _Run, seat: int, card: int) -> None:
+    """LT3.3, LT7.2: the face-down choice, published as its commitment with a fresh salt."""
+    s = run.state
     salt = rng.salt(s.seed, f"salt/{s.commit_no}")
     run.emit(ActionChosen(seat=seat, commit_no=s.commit_no, commitment=rng.commitment(salt, card), card=card))
 
@@ -443,7 +453,27 @@ def _resolve(run: _Run) -> None:
 
 
 def _bang(run: _Run, gunner: int, card: int) -> bool:
-    """LT4.1. True when a sub-choice (PickLoot, ClaimSpoils) now waits."""
+    """LT4.1. True when a sub-choice (PickLoot, ClaimSpoils) now waits. Under rules 1 ``BangFired`` discards
+    the BANG! at once; from rules 2 it stays in play until its effects are over (``_bang_done``)."""
+    if _fire(run, gunner, card):
+        return True
+    _bang_done(run, gunner)
+    return False
+
+
+def _bang_done(run: _Run, gunner: int) -> None:
+    """LT4.1 "Then the BANG! is discarded" (rules 2): after the DUCK!'s draws, the crossfire, the Wound, the
+    Loot and the spoils, so a deck remade meanwhile (LT4.6) cannot hold it and the discard pile's top is
+    it."""
+    s = run.state
+    if s.rules >= RULES_2:
+        card = s.in_play[gunner]
+        assert card is not None
+        assert is_kind(card, BANG)
+        run.emit(ActionDiscarded(seat=gunner, card=card))
+
+
+def _fire(run: _Run, gunner: int, card: int) -> bool:
     s = run.state
     target = s.aims[gunner]
     assert target is not None
@@ -532,6 +562,7 @@ def _pick(run: _Run, seat: int, command: PickLoot) -> None:
     if s.pending_claim:
         _open(run, CLAIM, seat=seat, target=victim)
         return
+    _bang_done(run, seat)
     _resolve(run)
 
 
@@ -557,11 +588,14 @@ def _claim(run: _Run, seat: int, command: ClaimSpoils) -> None:
     )
     if command.bagman and s.bagman != seat:
         run.emit(BagmanChanged(seat=seat, cause="claimed"))
+    _bang_done(run, seat)
     _resolve(run)
 
 
 def parse_sources(state: State, sources: tuple[str, ...]) -> list[tuple[str, int]]:
-    """LT4.2: exactly three of loot | action | discard | display:<slot> (a slot at most once)."""
+    """LT4.2: exactly three of loot | action | discard | display:<slot> (a slot at most once), the slot in
+    ASCII digits (rules 2; rules 1 read any digits ``int`` reads, ruling 32: a stored Arabic-Indic one was a
+    slot)."""
     if len(sources) != GRAB_COUNT:
         fail("invalid_sources", "a Grab takes exactly three sources")
     out: list[tuple[str, int]] = []
@@ -571,11 +605,23 @@ def parse_sources(state: State, sources: tuple[str, ...]) -> list[tuple[str, int
             out.append((source, NO_CARD))
             continue
         kind, _, rest = source.partition(":")
-        if kind != "display" or not rest.isdigit() or int(rest) >= len(state.display) or int(rest) in slots:
+        slot = _slot(rest, ascii_only=state.rules >= RULES_2) if kind == "display" else None
+        if slot is None or slot >= len(state.display) or slot in slots:
             fail("invalid_sources", f"bad Grab source {source!r}")
-        slots.add(int(rest))
-        out.append(("display", state.display[int(rest)]))
+        slots.add(slot)
+        out.append(("display", state.display[slot]))
     return out
+
+
+def _slot(text: str, *, ascii_only: bool) -> int | None:
+    """A display slot written in digits, or None. ``str.isdigit`` also says yes to "²" (which ``int`` refuses)
+    and to other scripts' digits (which it reads): only ASCII digits from rules 2 (issue #28)."""
+    if not text.isdigit() or (ascii_only and not text.isascii()):
+        return None
+    try:
+        return int(text)
+    except ValueError:  # "²": a digit to isdigit, not to int
+        return None
 
 
 def default_grab(state: State) -> tuple[str, ...]:
@@ -695,6 +741,12 @@ def _resign(run: _Run, command: Resign) -> None:
     if s.resigned[command.target]:
         fail("already_resigned", "the seat has already resigned")
     run.emit(SeatResigned(seat=command.target))
+    s = run.state
+    if s.rules >= RULES_2 and s.step == CHOOSE and command.target in choosers(s):
+        # LT7.3, LT7.2 (R8.3): a resigned Gunner plays no card, and resigning shows the same public facts
+        # whatever they had chosen: always one new commitment, to "no card" (rules 1 played it only over a
+        # card or no choice, and nothing over an explicit "no card": a leak of the face-down choice)
+        _commit(run, command.target, NO_CARD)
     if run.state.step == ELECT and all(run.state.votes[v] is not None for v in _voters(run.state)):
         _tally(run)
 

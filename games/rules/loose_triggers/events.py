@@ -6,7 +6,7 @@ see are blanked by :func:`.views.redact_event` (LT7.2); :func:`.evolve.evolve` o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from .options import Options
@@ -17,10 +17,12 @@ Cards = tuple[int, ...]
 @dataclass(frozen=True, slots=True)
 class GameStarted:
     """LT1.1-LT1.7. Secret until the end: ``seed``, every Pal but the viewer's, both deck orders, every hand
-    but the viewer's."""
+    but the viewer's. ``rules``: the rules the game plays to its end (README "Rules versions"). Version 2
+    carries ``rules`` (2 and later); version 1, with no ``rules``, is a game under rules 1 (``serde`` reads
+    and writes both: a game under rules 1 is written as version 1, as it always was)."""
 
     TYPE: ClassVar[str] = "GameStarted"
-    VERSION: ClassVar[int] = 1
+    VERSION: ClassVar[int] = 2
     players: tuple[str, ...]
     aliases: tuple[str, ...]
     pals: tuple[int, ...]  # pals[seat] = that seat's Pal (LT1.3)
@@ -32,6 +34,8 @@ class GameStarted:
     loot_deck: Cards
     action_deck: Cards
     hands: tuple[Cards, ...]
+    # the rules' version the game plays under (ruling 32); absent from version 1 (a game under rules 1)
+    rules: int = field(metadata={"absent_before_version": 2})
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +126,8 @@ class ActionsRevealed:
 
 @dataclass(frozen=True, slots=True)
 class BangFired:
-    """LT4.1: ``outcome`` = dead_target | ducked | crossfire | hit. The BANG! goes to the discard pile."""
+    """LT4.1: ``outcome`` = dead_target | ducked | crossfire | hit. Under rules 1 the BANG! goes to the
+    discard pile now; from rules 2 it stays in play until an ``ActionDiscarded`` once its effects are over."""
 
     TYPE: ClassVar[str] = "BangFired"
     VERSION: ClassVar[int] = 1

@@ -32,6 +32,7 @@ from .events import (
     VoteCast,
     Wounded,
 )
+from .options import RULES_2
 from .state import (
     COUNTDOWN,
     I_ACTION_DECK,
@@ -109,6 +110,7 @@ def _game_started(s: State, e: GameStarted) -> State:
         played=(None,) * n,
         in_play=(None,) * n,
         votes=(None,) * n,
+        rules=e.rules,
     )
 
 
@@ -213,6 +215,12 @@ def _discard_played(s: State, seat: int, card: int) -> State:
 
 
 def _bang_fired(s: State, e: BangFired) -> State:
+    """LT4.1: the BANG! has fired (out of the queue). Rules 1 discarded it here; from rules 2 it stays in play
+    until its ``ActionDiscarded``, once its effects are over."""
+    if s.rules >= RULES_2:
+        v = list(s)
+        v[I_QUEUE] = _without(s.queue, e.card)
+        return _new(State, v)
     return _discard_played(s, e.gunner, e.card)
 
 

@@ -14,7 +14,7 @@ from . import bots, decide, evolve, hooks, serde, types, views
 from .commands import CloseStep, Command, Resign, StartGame
 from .errors import rule_error
 from .events import EVENT_CLASSES, Event
-from .options import Options, options_to_json, parse_options
+from .options import RULES, RULES_KNOWN, Options, options_to_json, parse_options
 from .state import CHOOSE, INITIAL_STATE, OVER, State
 
 _SETUP_KEYS: Final[tuple[str, ...]] = ("seats", "loot_deck", "bagman")
@@ -22,7 +22,7 @@ _SETUP_KEYS: Final[tuple[str, ...]] = ("seats", "loot_deck", "bagman")
 
 class LooseTriggers:
     slug: str = "loose_triggers"
-    version: str = "lt-1"
+    version: str = "lt-2"
     name: str = "Loose Triggers"
     deadline_steps: tuple[str, ...] = ("give", "choose", "pick")  # LT7.1 (elect: give; claim, grab: pick)
     player_commands: tuple[type[Any], ...] = types.PLAYER_COMMANDS
@@ -41,6 +41,13 @@ class LooseTriggers:
         },
         commands={"ElectBagman": {"candidate": 2}},  # LT5.4: only when the Bagman dies
     )
+    # the rules this code plays, oldest first, each game to its end under the rules it started with (ruling
+    # 32, README "Rules versions"); ``start_command`` gives the last unless told
+    rules_versions: tuple[str, ...] = tuple(str(r) for r in RULES_KNOWN)
+
+    def rules_version(self, state: State) -> str:
+        """The rules the started game ``state`` plays under, as its log says (``GameStarted``)."""
+        return str(state.rules)
 
     def seat_range(self) -> tuple[int, int]:
         return decide.MIN_PLAYERS, decide.MAX_PLAYERS
@@ -61,9 +68,13 @@ class LooseTriggers:
         fixed_seed: bool = False,
         creator: str | None = None,
         settings: Mapping[str, Any] | None = None,
+        rules: str | None = None,
     ) -> StartGame:
         """The system's StartGame; ``setup`` (operators) may fix ``seats``, ``loot_deck`` and ``bagman``,
-        which makes the game not fair."""
+        which makes the game not fair. ``rules``: one of ``rules_versions`` (the table's ``StartGame.rules``;
+        None: the newest)."""
+        if rules is not None and rules not in self.rules_versions:
+            raise rule_error("invalid_command", f"unknown rules {rules!r}")
         setup = setup or {}
         for key in setup:
             if key not in _SETUP_KEYS:
@@ -83,6 +94,7 @@ class LooseTriggers:
                 loot_deck=None if loot is None else tuple(int(c) for c in loot),
                 bagman=bagman,
                 fixed_seed=fixed_seed,
+                rules=RULES if rules is None else int(rules),
             )
         except (TypeError, ValueError) as exc:
             raise rule_error("invalid_setup", f"malformed setup: {exc}") from None

@@ -17,6 +17,13 @@ from games.rules.core import JSON, InvalidOptions
 MAX_COUNTDOWN: Final[int] = 7 * 24 * 3600
 MAX_RETARGETS: Final[int] = 10
 
+# The rules' versions (games/rules/README.md ruling 32, README "Rules versions"): a game plays to its end
+# under the rules it started with, written in its GameStarted.
+RULES_UNWRITTEN: Final[int] = 1  # a game whose log does not say (started before LT had versions)
+RULES_2: Final[int] = 2  # LT4.1's BANG! discarded last; a resignation while choosing plays "no card" anew
+RULES: Final[int] = 2  # the rules a game started now plays under
+RULES_KNOWN: Final[tuple[int, ...]] = (1, 2)  # the rules this code plays (and the verifier re-decides)
+
 
 @dataclass(frozen=True, slots=True)
 class Options:

@@ -4,18 +4,23 @@ shared :class:`~games.rules.codec.Codec`.
 
 Parsing is strict: unknown or missing fields, a bool where an int is meant, a float, a string where a list is
 meant are refused. :func:`command_from_json` only ever raises ``RuleError("invalid_command")``.
+
+``GameStarted`` of a game under rules 1 (README "Rules versions") is written as version 1, without ``rules``,
+exactly as it was before the rules had versions; version 2 carries ``rules`` (2 and later).
 """
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
 
-from games.rules.codec import Codec, options_codec
+from games.rules.codec import Bad, Codec, options_codec
+from games.rules.core import JSON
 
-from .commands import COMMAND_CLASSES, SYSTEM_COMMANDS, Command
+from .commands import COMMAND_CLASSES, SYSTEM_COMMANDS, Command, StartGame
 from .errors import rule_error
-from .events import EVENT_CLASSES, Event
-from .options import Options, options_to_json, parse_options
+from .events import EVENT_CLASSES, Event, GameStarted
+from .options import RULES_KNOWN, RULES_UNWRITTEN, Options, options_to_json, parse_options
 
 CODEC: Final[Codec[Event, Command]] = Codec(
     game="Loose Triggers",
@@ -25,9 +30,36 @@ CODEC: Final[Codec[Event, Command]] = Codec(
     codecs={Options: options_codec(parse_options, options_to_json)},
     invalid_command=lambda message: rule_error("invalid_command", message),
 )
+_STARTED: Final = CODEC.event_specs[GameStarted.TYPE]
 
 
-event_to_json = CODEC.event_to_json
-event_from_json = CODEC.event_from_json
-command_to_json = CODEC.command_to_json
+def event_to_json(event: Event) -> JSON:
+    if isinstance(event, GameStarted) and event.rules == RULES_UNWRITTEN:  # as it was always written
+        return CODEC.write(_STARTED, event, {"type": event.TYPE, "v": 1}, leave_out=("rules",))
+    return CODEC.event_to_json(event)
+
+
+def event_from_json(data: Mapping[str, Any]) -> Event:
+    """Read an event written by :func:`event_to_json` (raises ``ValueError`` on anything else)."""
+    try:
+        if data["type"] == GameStarted.TYPE and data.get("v") == 1:  # a game under rules 1
+            event: Event = CODEC.build(
+                _STARTED, data, ("type", "v"), {"rules": RULES_UNWRITTEN}, absent=("rules",)
+            )
+            return event
+    except (Bad, KeyError, TypeError) as exc:
+        raise CODEC.not_an_event(exc) from exc
+    event = CODEC.event_from_json(data)
+    if isinstance(event, GameStarted) and (event.rules not in RULES_KNOWN or event.rules == RULES_UNWRITTEN):
+        raise CODEC.not_an_event(Bad(f"rules {event.rules!r} are not written in version 2 of GameStarted"))
+    return event
+
+
+def command_to_json(command: Command) -> JSON:
+    out = CODEC.command_to_json(command)
+    if isinstance(command, StartGame) and command.rules == RULES_UNWRITTEN:
+        del out["rules"]  # a start under rules 1, as it was always written
+    return out
+
+
 command_from_json = CODEC.command_from_json

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Final, NamedTuple
 
 from .cards import ACTION_CARDS, LOOT_CARDS
-from .options import DEFAULT_OPTIONS, Options
+from .options import DEFAULT_OPTIONS, RULES_UNWRITTEN, Options
 
 SETUP: Final = "setup"
 PLAY: Final = "play"
@@ -76,6 +76,7 @@ class State(NamedTuple):
     ranks: tuple[int, ...] | None = None
     scores: tuple[int, ...] | None = None
     winners: tuple[int, ...] = ()
+    rules: int = RULES_UNWRITTEN  # the rules' version (GameStarted.rules, README "Rules versions")
 
     def living(self) -> list[int]:
         return [s for s, alive in enumerate(self.alive) if alive]

@@ -14,7 +14,8 @@ from .options import Options
 class StartGame:
     """System: seat ``players`` (opaque ids, in join order) and start the game. ``setup`` (operators only) is
     the game's own setup (seat order, deck order...); ``fixed_seed``: an operator chose ``seed``. Either makes
-    the game not fair."""
+    the game not fair. ``rules``: the game's rules version, written by ``Table.start_command`` (the newest).
+    """
 
     TYPE = "StartGame"
     seat: None
@@ -23,6 +24,10 @@ class StartGame:
     seed: bytes
     setup: dict[str, Any] | None = None
     fixed_seed: bool = False
+    # the game's own rules version (one of its ``rules_versions``, RULES.md ruling 32) that it plays to its
+    # end; None (absent from the JSON): a game without versions of its own, or a start stored before the game
+    # had them, which plays the game's first rules
+    rules: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

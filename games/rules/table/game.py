@@ -109,7 +109,10 @@ class Game(Protocol[GameState]):
     ) -> Any:
         """The game's own start; ``fixed_seed``: an operator chose the seed (the game is not fair);
         ``creator``: the player who made the game; ``settings``: the table's settings as JSON (a game that
-        writes the table's facts into its own start event keeps them there)."""
+        writes the table's facts into its own start event keeps them there). A game with its own rules
+        versions (``rules_versions``, ruling 32) that the table starts also takes ``rules=`` (one of them,
+        from the table's ``StartGame.rules``; the first one for a start stored before the game had versions)
+        and plays them to its end; called without it, the newest."""
         ...
 
     def initial_state(self) -> GameState: ...
@@ -177,8 +180,10 @@ class WritesTableFacts(Protocol):
     - ``follows``: the ``TYPE`` names of the table's events that the game folds too (its rules read them:
       e.g. who resigned, R7.4, and the ready flags, R2.4);
 
-    Any game may also have its own rules versions (``rules_versions`` and ``rules_version(state)``, ruling
-    32): the table then reports them instead of its own.
+    Any game may also have its own rules versions (``rules_versions``, oldest first, and
+    ``rules_version(state)``, ruling 32): the table then reports them instead of its own, and, for a game it
+    starts (not this protocol's), records the newest in its ``StartGame.rules`` and passes it to the game's
+    ``start_command(..., rules=)``.
     """
 
     fact_types: frozenset[type[Any]]

@@ -245,6 +245,8 @@ class Table:
         self._start_type: type[Any] | None = getattr(game, "start_type", None)
         if hasattr(game, "rules_versions"):  # the game's own rules versions (GoodCritters', ruling 32)
             self.rules_versions = tuple(game.rules_versions)
+        # a game with its own rules versions that the table starts: the table's StartGame records its rules
+        self._own_rules = hasattr(game, "rules_versions") and self._start_type is None
         self.sample: Sample | None = getattr(game, "sample", None)  # core.Sample: the spec's examples
         for hook in ("spectator_data", "replay_sections"):  # core.AuditHooks of the game's own, on JSON
             if hasattr(game, hook):
@@ -401,9 +403,25 @@ class Table:
         options = command.options
         if not isinstance(options, Options):
             fail("invalid_command", "the options of a start command")
-        start = self.game.start_command(
-            command.players, options.game, command.seed, command.setup, fixed_seed=command.fixed_seed
-        )
+        if self._own_rules:  # the game's rules version, as the stored start says (ruling 32)
+            rules = self.rules_versions[0] if command.rules is None else command.rules
+            if rules not in self.rules_versions:
+                fail("invalid_command", f"unknown rules {rules!r} (known: {', '.join(self.rules_versions)})")
+            starter: Any = self.game.start_command  # takes ``rules`` (game.Game, rules versions)
+            start = starter(
+                command.players,
+                options.game,
+                command.seed,
+                command.setup,
+                fixed_seed=command.fixed_seed,
+                rules=rules,
+            )
+        elif command.rules is not None:
+            fail("invalid_command", f"{self.slug} has no rules versions of its own")
+        else:
+            start = self.game.start_command(
+                command.players, options.game, command.seed, command.setup, fixed_seed=command.fixed_seed
+            )
         run.play(start)
         players = self.game.players(run.state.game)
         run.emit(ev.TableOpened(players=players, settings=options.settings))
@@ -619,7 +637,10 @@ class Table:
 
     def command_to_json(self, command: Any) -> JSON:
         if type(command) in _TABLE_COMMANDS:
-            return self._codec.command_to_json(command)
+            out = self._codec.command_to_json(command)
+            if isinstance(command, cmd.StartGame) and command.rules is None:
+                del out["rules"]  # a game without rules versions: its start as it was always written
+            return out
         return self.game.command_to_json(command)
 
     def command_from_json(self, data: Mapping[str, Any], seat: Seat | None) -> Any:
@@ -687,6 +708,7 @@ class Table:
             seed=bytes(seed),
             setup=rest or None,
             fixed_seed=fixed,
+            rules=self.rules_versions[-1] if self._own_rules else None,  # a game starts on the newest
         )
 
     def expire_command(self, step_no: int) -> Any:

@@ -18,7 +18,7 @@ from games.rules.loose_triggers.commands import (
 )
 from games.rules.loose_triggers.events import Event, GameStarted
 from games.rules.loose_triggers.evolve import evolve, fold
-from games.rules.loose_triggers.options import Options
+from games.rules.loose_triggers.options import RULES, Options
 from games.rules.loose_triggers.state import INITIAL_STATE, State, card_places
 
 SEED = bytes(range(32))
@@ -33,8 +33,10 @@ def start_events(
     action_deck: Sequence[int] | None = None,
     pals: Sequence[int] | None = None,
     options: Options | None = None,
+    rules: int = RULES,
 ) -> list[Event]:
-    """A GameStarted with chosen hands and decks, and what the rules do next (the first display)."""
+    """A GameStarted with chosen hands and decks, and what the rules do next (the first display); ``rules``:
+    the rules' version (README "Rules versions"), the newest unless told."""
     if hands is None:
         hands = [(1 + i, 13 + i, 21 + i) for i in range(n)]  # a BANG!, a GRAB!, a DUCK! each
     held = {c for h in hands for c in h}
@@ -52,6 +54,7 @@ def start_events(
         loot_deck=tuple(loot_deck) if loot_deck is not None else tuple(range(56)),
         action_deck=tuple(action_deck),
         hands=tuple(tuple(h) for h in hands),
+        rules=rules,
     )
     run = d._Run(INITIAL_STATE)
     run.emit(started)
