@@ -15,7 +15,7 @@ A scope says where a code can come from:
   cursor; ``game``: operations on one game (``{game_id}``);
 * the rest are named by the views that need them (``error_scopes``): ``command`` (player commands; with
   ``rules:TYPE``, the rule errors of every ruleset that has command ``TYPE``), ``rules`` (every rule error
-  of every ruleset), ``create``, ``lobby``, ``creator``, ``audit``, ``state_at``,
+  of every ruleset), ``create``, ``lobby``, ``creator``, ``caps``, ``bot_only``, ``audit``, ``state_at``,
   ``login``, ``tokens``, ``webhooks``, ``webhook_create``, ``stream``, ``http`` (outside any operation).
 """
 
@@ -123,6 +123,27 @@ SERVICE_ERRORS: tuple[ErrorEntry, ...] = (
         422,
         "lobby",
         "The game starts when its last seat is taken: the operator's `setup` does not fit the seats taken.",
+    ),
+    # the caps of one account (issue #28, item 12; settings MAX_OPEN_GAMES_PER_PLAYER,
+    # MAX_RUNNING_GAMES_PER_PLAYER, BOT_ONLY_GAMES_STAFF_ONLY)
+    _e(
+        "too_many_open_games",
+        409,
+        "caps",
+        "You have as many open games (created or joined) as one player may: start, cancel or leave one first.",
+    ),
+    _e(
+        "too_many_running_games",
+        409,
+        "caps",
+        "You play as many running games as one player may: finish one before you take on another.",
+    ),
+    _e(
+        "bot_only_game",
+        403,
+        "bot_only",
+        "Every seat would be a bot's: such a game (which plays itself on the server's time) is for operators "
+        "only.",
     ),
     # the creator's tools (pause, resume, hand-over)
     _e("not_creator", 403, "creator", "Only the game's creator may do this."),

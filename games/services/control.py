@@ -19,7 +19,7 @@ from players.models import Player
 
 from . import timers
 from .append import system_command
-from .lobby import check_strategy, only_creator, player_uid
+from .lobby import check_not_bot_only, check_strategy, only_creator, player_uid
 
 
 def _lock_running(game_id: int) -> Game:
@@ -74,6 +74,8 @@ def game_hand_over(
                 raise Problem(409, "already_seated", "That player already has a seat in this game.")
             row.player, row.bot_strategy, row.uid = player, "", player_uid(player)
         else:
+            humans = Seat.objects.filter(game=game, player__isnull=False).exclude(pk=row.pk).count()
+            check_not_bot_only(by, humans)
             row.player, row.bot_strategy, row.uid = None, strategy, f"bot{row.index}"
         rs = ruleset_for(game)
         now = timezone.now()
