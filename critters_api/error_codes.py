@@ -130,7 +130,8 @@ SERVICE_ERRORS: tuple[ErrorEntry, ...] = (
         "too_many_open_games",
         409,
         "caps",
-        "You have as many open games (created or joined) as one player may: start, cancel or leave one first.",
+        "You have as many open games (created or joined) as one player may: start, cancel or leave one "
+        "first.",
     ),
     _e(
         "too_many_running_games",
