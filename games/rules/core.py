@@ -73,6 +73,17 @@ class Range:
     high: int | None = None
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class NewGameRange:
+    """In a ruleset's options types, ``Annotated[int, Range(...), NewGameRange(low, high)]``: the bounds a new
+    game's option keeps (``games.rules.bounds``), the spec's ``minimum``/``maximum`` of the options a client
+    sends. ``Range`` stays what a record may hold: games started under wider bounds keep loading and
+    verifying (ruling 32)."""
+
+    low: int
+    high: int
+
+
 @dataclasses.dataclass(frozen=True)
 class RulesetTypes:
     """The JSON shapes a ruleset shows to clients, as Python types; the hosting generates the OpenAPI

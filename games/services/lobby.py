@@ -42,6 +42,9 @@ class OperatorSetup:
 
 def _parse_options(ruleset: Ruleset[Any], raw: Mapping[str, Any]) -> dict[str, Any]:
     options = ruleset.parse_options(raw)  # InvalidOptions (a RuleError, 422)
+    check_new_game = getattr(ruleset, "check_new_game", None)
+    if check_new_game is not None:  # a new game's bounds (issue #28, item 14), tighter than a record's
+        check_new_game(options)
     return ruleset.options_to_json(options)
 
 

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
+from games.rules.bounds import check_new_game
 from games.rules.core import JSON, AuditSecrets, Context, InvalidOptions, Sample, Seat, Viewer, Waiting
 
 from . import commands as cmd
@@ -278,6 +279,12 @@ class Table:
 
     def options_to_json(self, options: Any) -> JSON:
         return {**self.game.options_to_json(options.game), **settings_to_json(options.settings)}
+
+    def check_new_game(self, options: Any) -> None:
+        """A new game's options keep the bounds a player would expect (``games.rules.bounds``, the spec's
+        ``minimum``/``maximum``, issue #28 item 14); raise :class:`InvalidOptions` naming the option. Not part
+        of ``parse_options``: a game started under wider bounds keeps loading and verifying (ruling 32)."""
+        check_new_game(self.options_to_json(options), self.types.options)
 
     def seat_range(self) -> tuple[int, int]:
         return self.game.seat_range()
