@@ -265,8 +265,12 @@ class Ruleset(Protocol[StateT]):
         """The system command that pauses (``True``) or resumes the game for its creator."""
         ...
 
-    def hand_over_command(self, seat: Seat, *, to: str, player: str) -> Command:
-        """The system command that gives an abandoned ``seat`` to a bot or another player (id ``player``)."""
+    def hand_over_command(
+        self, seat: Seat, *, to: str, player: str, idle_since: datetime | None = None
+    ) -> Command:
+        """The system command that gives an abandoned ``seat`` to a bot or another player (id ``player``).
+        ``idle_since``: for a seat not on autopilot, since when the step it owes has waited on it (a stalled
+        seat, the table's ruling 12)."""
         ...
 
     def warn_at(self, state: StateT) -> datetime | None:
