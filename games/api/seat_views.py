@@ -282,7 +282,7 @@ class OfferAcceptView(APIView):
         EmptyInput(data=request.data).is_valid(raise_exception=True)
         game = control.offer_accept(offer_id=offer_id, player=_player(request))
         game.refresh_from_db()
-        return _with_etag(Response(selectors.game_public(game, player=_player(request))), game)
+        return Response(selectors.game_public(game, player=_player(request)))
 
 
 class OfferDeclineView(APIView):

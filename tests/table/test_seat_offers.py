@@ -22,10 +22,12 @@ from django.utils import timezone
 from games import deadlines
 from games.models import Event, Game, Seat, SeatOffer
 from games.rules.table.ruleset import STALL_SECONDS, Table
+from games.services import bots
 from notifications.models import Delivery
 from tests.audit.play import play_to_end
 from tests.conftest import Api, assert_problem, make_api, start_table
 from tests.conftest import Table as Tbl
+from tests.table.helpers import open_game
 
 pytestmark = pytest.mark.django_db
 
@@ -297,3 +299,29 @@ def test_item13_a_record_with_an_old_direct_hand_over_still_verifies(monkeypatch
     monkeypatch.undo()
     verdict = creator.get(f"/api/v1/games/{gid}/verify").json()
     assert verdict["ok"] is True, verdict
+
+
+@pytest.mark.parametrize(("ruleset", "humans"), [("loose_triggers", 4), ("were_cats", 3)])
+def test_item14_ruling12_every_table_game_without_deadlines_goes_on(
+    later: Any, ruleset: str, humans: int
+) -> None:
+    """Ruling 12 is the table's, for every game: a Loose Triggers or Were-cats game without deadlines,
+    waiting on a seat that never moves, gets it handed to a bot after 7 days (the step's opening is the
+    table's ``DeadlineSet``), and the game goes on."""
+    t = open_game(ruleset, humans, [], {})
+    waiting = t.play()["waiting_on"]
+    assert waiting, t.play()
+    assert t.play()["due_at"] is None
+    seat = waiting[0]
+    url = f"{t.url}/seats/{seat}/hand-over"
+    assert_problem(t.creator.post(url, {"to": "bot"}), 409, "not_stalled")
+    later(STALL_SECONDS + 60)
+    others = [s for s in range(humans) if s != seat]
+    assert others
+    r = t.creator.post(url, {"to": "bot", "strategy": "random"})
+    assert r.status_code == 200, r.content
+    assert t.events("SeatHandedOver")[-1]["seat"] == seat
+    assert t.play()["seats"][seat]["player"].startswith("bot")
+    version = t.version()
+    bots.bots_play(t.game_id, max_steps=50)
+    assert t.version() > version  # the bot plays the seat: the game goes on
