@@ -221,7 +221,7 @@ class TimerHeartbeat(models.Model):
 
 class SeatOffer(models.Model):
     """The creator's offer of a running game's seat to a player (issue #28, item 13): a seat on autopilot, or
-    stalled (the table's ruling 12), handed to a person is theirs only once they accept. Until then nothing
+    stalled (the table's ruling 13), handed to a person is theirs only once they accept. Until then nothing
     of the game changes and the player gets nothing of it (no seat, no state, no webhook); the offer lapses
     when the seat changes (its holder acts or takes it back, it is handed over, resigned, or the game ends).
     Not part of the game's log: only the hand-over it leads to is (``SeatHandedOver``)."""

@@ -117,7 +117,7 @@ class SeatOfferOutput(serializers.Serializer):
     reason = serializers.ChoiceField(
         choices=["autopilot", "stalled"],
         help_text="`autopilot`: the seat's player missed too many deadlines; `stalled`: a step without a "
-        "deadline has waited on the seat for 7 days without a move (the table's ruling 12).",
+        "deadline has waited on the seat for 7 days without a move (the table's ruling 13).",
     )
     created_at = serializers.DateTimeField()
 

@@ -270,7 +270,7 @@ class Ruleset(Protocol[StateT]):
     ) -> Command:
         """The system command that gives an abandoned ``seat`` to a bot or another player (id ``player``).
         ``idle_since``: for a seat not on autopilot, since when the step it owes has waited on it (a stalled
-        seat, the table's ruling 12)."""
+        seat, the table's ruling 13)."""
         ...
 
     def warn_at(self, state: StateT) -> datetime | None:

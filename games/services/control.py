@@ -54,7 +54,7 @@ def game_pause(*, game_id: int, by: Player, pause: bool) -> Game:
 def game_hand_over(
     *, game_id: int, by: Player, seat: int, to: str, strategy: str = "sensible", player: Player | None = None
 ) -> Game | SeatOffer:
-    """The creator hands a seat on autopilot, or a stalled one (the table's ruling 12), over: to a bot
+    """The creator hands a seat on autopilot, or a stalled one (the table's ruling 13), over: to a bot
     (``to="bot"``, with ``strategy``) at once, the previous player losing the seat; to ``player``
     (``to="player"``, not yet in this game) as an offer (issue #28, item 13) that changes nothing until the
     player accepts it (:func:`offer_accept`). Returns the game, or the offer."""
@@ -121,7 +121,7 @@ _STEP_STARTS = ("DeadlineSet", "StepOpened")  # a step's opening: the table's, o
 
 
 def _idle_since(game: Game, rs: Ruleset[Any], state: Any, row: Seat) -> datetime | None:
-    """For a stalled seat (the table's ruling 12: a step without a deadline waits on it, not on autopilot):
+    """For a stalled seat (the table's ruling 13: a step without a deadline waits on it, not on autopilot):
     since when it has waited without a move of its holder, the latest of the step's opening, the last
     resume and hand-over of the seat and its holder's last command other than a message. ``None`` for a
     seat that is not stalled (on autopilot, say: the rules then need no time)."""

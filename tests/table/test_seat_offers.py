@@ -7,7 +7,7 @@ no game data and no webhook delivery; the creator may withdraw it; it lapses whe
 player takes it back). Accepted, it is the hand-over it always was (``AutopilotReleased``,
 ``SeatHandedOver``).
 
-Item 14 (the table's ruling 12, R7.6's spirit): a seat that a step without a deadline has waited on for 7 days
+Item 14 (the table's ruling 13, R7.6's spirit): a seat that a step without a deadline has waited on for 7 days
 without a move is stalled; its creator may hand it to a bot, or offer it to a player, as an abandoned one.
 """
 
@@ -188,7 +188,7 @@ def test_item12_13_accepting_counts_against_the_running_cap_and_the_last_human_s
 
 
 # --------------------------------------------------------------------------------------------------
-# item 14: the way on for a game without deadlines (the table's ruling 12)
+# item 14: the way on for a game without deadlines (the table's ruling 13)
 # --------------------------------------------------------------------------------------------------
 @pytest.fixture
 def later(monkeypatch: pytest.MonkeyPatch) -> Any:
@@ -215,7 +215,7 @@ def _stalled_at_choose() -> tuple[Tbl, int]:
     return table, idle
 
 
-def test_item14_ruling12_a_seat_stalled_7_days_without_deadlines_can_be_handed_to_a_bot(later: Any) -> None:
+def test_item14_ruling13_a_seat_stalled_7_days_without_deadlines_can_be_handed_to_a_bot(later: Any) -> None:
     table, idle = _stalled_at_choose()
     gid, creator = table.game_id, table.apis[0]
     url = f"/api/v1/games/{gid}/seats/{idle}/hand-over"
@@ -242,7 +242,7 @@ def test_item14_ruling12_a_seat_stalled_7_days_without_deadlines_can_be_handed_t
     assert verdict["ok"] is True, verdict
 
 
-def test_item14_ruling12_a_stalled_seat_offered_lapses_when_its_player_moves(later: Any) -> None:
+def test_item14_ruling13_a_stalled_seat_offered_lapses_when_its_player_moves(later: Any) -> None:
     table, idle = _stalled_at_choose()
     gid, creator = table.game_id, table.apis[0]
     carol, erin = make_api("carol"), make_api("erin")
@@ -302,7 +302,7 @@ def test_item13_a_record_with_an_old_direct_hand_over_still_verifies(monkeypatch
 
 
 @pytest.mark.parametrize(("ruleset", "humans"), [("loose_triggers", 4), ("were_cats", 3)])
-def test_item14_ruling12_every_table_game_without_deadlines_goes_on(
+def test_item14_ruling13_every_table_game_without_deadlines_goes_on(
     later: Any, ruleset: str, humans: int
 ) -> None:
     """Ruling 12 is the table's, for every game: a Loose Triggers or Were-cats game without deadlines,

@@ -36,7 +36,7 @@ ERRORS: Final[dict[str, ErrorCode]] = {
     "not_stalled": ErrorCode(
         CONFLICT,
         "The seat is neither on autopilot nor stalled: a step without a deadline has not waited on it for 7 "
-        "days without a move (the table's ruling 12).",
+        "days without a move (the table's ruling 13).",
     ),
 }
 

@@ -33,7 +33,7 @@ from .options import TABLE_KEYS, Options, Settings, parse_settings, settings_to_
 from .state import TableState, setitem
 from .types import table_types
 
-STALL_SECONDS: Final = 7 * 24 * 3600  # ruling 12: a seat a step without a deadline waited on this long
+STALL_SECONDS: Final = 7 * 24 * 3600  # ruling 13: a seat a step without a deadline waited on this long
 SETTLE_LIMIT: Final = 100_000  # defaults played in one go, at most (a game that never settles is a bug)
 RULES_VERSION: Final = "1"
 
@@ -718,7 +718,7 @@ class Table:
     def stalled_seats(self, state: TableState) -> frozenset[int]:
         """The seats a step without a deadline waits on (owing a play, or not ready), not on autopilot and not
         resigned, while the game is not paused: those the creator may hand over once idle ``STALL_SECONDS``
-        (ruling 12)."""
+        (ruling 13)."""
         if not state.opened or state.paused_at is not None or self.game.is_terminal(state.game):
             return frozenset()
         w = self._waiting(state.game)
@@ -1029,7 +1029,7 @@ def _pause_by_creator(table: Table, run: _Run, command: cmd.PauseGame | cmd.Resu
 
 
 def _hand_over(table: Table, run: _Run, command: cmd.HandOverSeat) -> None:
-    """An abandoned seat (on autopilot), or a stalled one (ruling 12: a step without a deadline has waited
+    """An abandoned seat (on autopilot), or a stalled one (ruling 13: a step without a deadline has waited
     on it, and on nobody's move of it, for ``STALL_SECONDS``: R7.6, a game can always go on)."""
     state = run.state
     if command.idle_since is None or (
