@@ -15,7 +15,8 @@ A scope says where a code can come from:
   cursor; ``game``: operations on one game (``{game_id}``);
 * the rest are named by the views that need them (``error_scopes``): ``command`` (player commands; with
   ``rules:TYPE``, the rule errors of every ruleset that has command ``TYPE``), ``rules`` (every rule error
-  of every ruleset), ``create``, ``lobby``, ``creator``, ``audit``, ``state_at``,
+  of every ruleset), ``create``, ``lobby``, ``creator``, ``caps``, ``bot_only``, ``offers``, ``offer_accept``,
+  ``offer_withdraw``, ``audit``, ``state_at``,
   ``login``, ``tokens``, ``webhooks``, ``webhook_create``, ``stream``, ``http`` (outside any operation).
 """
 
@@ -131,6 +132,28 @@ SERVICE_ERRORS: tuple[ErrorEntry, ...] = (
         "lobby",
         "The game starts when its last seat is taken: the operator's `setup` does not fit the seats taken.",
     ),
+    # the caps of one account (issue #28, item 12; settings MAX_OPEN_GAMES_PER_PLAYER,
+    # MAX_RUNNING_GAMES_PER_PLAYER, BOT_ONLY_GAMES_STAFF_ONLY)
+    _e(
+        "too_many_open_games",
+        409,
+        "caps",
+        "You have as many open games (created or joined) as one player may: start, cancel or leave one "
+        "first.",
+    ),
+    _e(
+        "too_many_running_games",
+        409,
+        "caps",
+        "You play as many running games as one player may: finish one before you take on another.",
+    ),
+    _e(
+        "bot_only_game",
+        403,
+        "bot_only",
+        "Every seat would be a bot's: such a game (which plays itself on the server's time) is for operators "
+        "only.",
+    ),
     # the creator's tools (pause, resume, hand-over)
     _e("not_creator", 403, "creator", "Only the game's creator may do this."),
     _e("not_started", 409, "creator", "The game has not started."),
@@ -138,6 +161,17 @@ SERVICE_ERRORS: tuple[ErrorEntry, ...] = (
     _e("seat_not_found", 404, "creator", "No such seat in this game."),
     _e("player_not_found", 404, "creator", "No such player."),
     _e("already_seated", 409, "creator", "That player already has a seat in this game."),
+    # offers of a seat (issue #28, item 13)
+    _e("offer_not_found", 404, "offers", "No such offer stands (to you, or of that seat)."),
+    _e("offer_lapsed", 409, "offer_accept", "The seat changed since it was offered: the offer lapsed."),
+    _e("already_seated", 409, "offer_accept", "You already have a seat in this game."),
+    _e(
+        "too_many_running_games",
+        409,
+        "offer_accept",
+        "You play as many running games as one player may: finish one before you take on another.",
+    ),
+    _e("not_creator", 403, "offer_withdraw", "Only the game's creator may do this."),
     # audit
     _e("game_not_over", 409, "audit", "The game is running: its record is public once it is over."),
     _e("no_such_event", 404, "state_at", "No event with this number in the game."),

@@ -198,6 +198,12 @@ THROTTLE_AUTH_FAILURE_RATE: str = env.str("THROTTLE_AUTH_FAILURE_RATE", default=
 REPLAY_VERDICT_CACHE_SECONDS: int = env.int("REPLAY_VERDICT_CACHE_SECONDS", default=86400)
 # Live (unrevoked) API tokens per player; issuing one more revokes the least recently used ones.
 MAX_TOKENS_PER_PLAYER: int = env.int("MAX_TOKENS_PER_PLAYER", default=20)
+# One account cannot fill the worker (issue #28, item 12): games a player may have at once (0: no cap; staff
+# are never capped). Open: the open games they created or sit in; running: the running games they created or
+# hold a seat in. A game whose every seat is a bot plays itself on the worker's time: staff only, by default.
+MAX_OPEN_GAMES_PER_PLAYER: int = env.int("MAX_OPEN_GAMES_PER_PLAYER", default=10)
+MAX_RUNNING_GAMES_PER_PLAYER: int = env.int("MAX_RUNNING_GAMES_PER_PLAYER", default=30)
+BOT_ONLY_GAMES_STAFF_ONLY: bool = env.bool("BOT_ONLY_GAMES_STAFF_ONLY", default=True)
 
 REST_FRAMEWORK = {
     # The token class first: an unauthenticated request gets 401 with a Bearer challenge, not 403.

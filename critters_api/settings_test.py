@@ -13,6 +13,11 @@ os.environ.setdefault("THROTTLE_ANON_RATE", "100000/min")
 # every test client is 127.0.0.1, and many tests send bad tokens and passwords: tests of these limits set them
 os.environ.setdefault("THROTTLE_LOGIN_FAILURE_RATE", "100000/min")
 os.environ.setdefault("THROTTLE_AUTH_FAILURE_RATE", "100000/min")
+# The lobby's caps (issue #28, item 12) are off for the suite, which opens many games and bot-only games from
+# few accounts; tests/api/test_lobby_limits.py sets the production values it checks.
+os.environ.setdefault("MAX_OPEN_GAMES_PER_PLAYER", "0")
+os.environ.setdefault("MAX_RUNNING_GAMES_PER_PLAYER", "0")
+os.environ.setdefault("BOT_ONLY_GAMES_STAFF_ONLY", "false")
 
 from critters_api.settings import *  # noqa: F403
 from critters_api.settings import DATABASES, MIDDLEWARE

@@ -217,3 +217,29 @@ class TimerHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} at {self.at.isoformat()}"
+
+
+class SeatOffer(models.Model):
+    """The creator's offer of a running game's seat to a player (issue #28, item 13): a seat on autopilot, or
+    stalled (the table's ruling 13), handed to a person is theirs only once they accept. Until then nothing
+    of the game changes and the player gets nothing of it (no seat, no state, no webhook); the offer lapses
+    when the seat changes (its holder acts or takes it back, it is handed over, resigned, or the game ends).
+    Not part of the game's log: only the hand-over it leads to is (``SeatHandedOver``)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seat_offers")
+    seat = models.PositiveSmallIntegerField(help_text="The seat number in the running game (``position``).")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="seat_offers")
+    offered_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    holder_uid = models.CharField(max_length=32, help_text="The seat's holder when offered (its ``uid``).")
+    since_version = models.PositiveIntegerField(help_text="The game's last event when offered.")
+    stalled = models.BooleanField(default=False, help_text="Offered as a stalled seat, not on autopilot.")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering: ClassVar = ["-created_at", "-id"]
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["game", "seat"], name="seat_offer_one_per_seat"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Offer of seat {self.seat} of game {self.game_id} to player {self.player_id}"

@@ -135,6 +135,15 @@ def assert_problem(response: Any, status: int, code: str | None = None) -> dict[
     return body
 
 
+def hand_over_to(creator: Api, game_id: int, seat: int, newcomer: Api) -> Any:
+    """The creator hands ``seat`` to ``newcomer`` (issue #28, item 13: an offer, 202, that changes nothing
+    until the newcomer accepts it); the newcomer accepts. Returns the acceptance's response (the game)."""
+    body = {"to": "player", "player": newcomer.player.username}
+    r = creator.post(f"/api/v1/games/{game_id}/seats/{seat}/hand-over", body)
+    assert r.status_code == 202, r.content
+    return newcomer.post(f"/api/v1/me/offers/{r.json()['id']}/accept")
+
+
 @dataclass
 class Table:
     """A running game of humans, each with an API client; ``apis[seat]`` sits in ``seat``."""

@@ -27,7 +27,7 @@ import typing
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from games.rules.core import Range, RulesetTypes
+from games.rules.core import NewGameRange, Range, RulesetTypes
 from games.rules.registry import RULESETS
 
 from .bindings import ruleset_types
@@ -104,6 +104,9 @@ class Builder:
                 if isinstance(mark, Range):
                     out = {**out, **({} if mark.low is None else {"minimum": mark.low})}
                     out = {**out, **({} if mark.high is None else {"maximum": mark.high})}
+            for mark in tp.__metadata__:  # a new game's bounds, on what a client sends (issue #28, item 14)
+                if isinstance(mark, NewGameRange) and self.request:
+                    out = {**out, "minimum": mark.low, "maximum": mark.high}
             return out
         if tp is typing.Any:  # any JSON value (e.g. an operator's setup, whose keys are the game's)
             return {}

@@ -8,13 +8,16 @@ from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
-from rest_framework import serializers
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from critters_api.problems import Problem
 from critters_api.serializers import StrictCharField, StrictChoiceField, StrictSerializer
 from games import selectors
+from games.models import Game, SeatOffer
 from games.services import control
 from games.services.lobby import BOT_STRATEGIES
 from players.models import Player
@@ -100,28 +103,91 @@ class ResumeView(_PauseView):
         return super().post(request, game_id)
 
 
+class SeatOfferOutput(serializers.Serializer):
+    """An offer of a running game's seat to a player (issue #28, item 13): nothing of the game changes, and
+    the player gets nothing of it, until they accept (``POST /me/offers/{offer_id}/accept``)."""
+
+    id = serializers.IntegerField()
+    game = serializers.IntegerField(help_text="The game's id.")
+    game_name = serializers.CharField()
+    ruleset = serializers.CharField()
+    seat = serializers.IntegerField(help_text="The seat number in the running game.")
+    player = serializers.CharField(help_text="Who is offered the seat (username).")
+    offered_by = serializers.CharField(help_text="Who offers it: the game's creator (or an operator).")
+    reason = serializers.ChoiceField(
+        choices=["autopilot", "stalled"],
+        help_text="`autopilot`: the seat's player missed too many deadlines; `stalled`: a step without a "
+        "deadline has waited on the seat for 7 days without a move (the table's ruling 13).",
+    )
+    created_at = serializers.DateTimeField()
+
+
+class SeatOfferPage(serializers.Serializer):
+    results = SeatOfferOutput(many=True)
+
+
+def _offer_json(offer: SeatOffer, game: Game) -> dict[str, Any]:
+    return {
+        "id": offer.pk,
+        "game": game.pk,
+        "game_name": game.name,
+        "ruleset": game.ruleset,
+        "seat": offer.seat,
+        "player": offer.player.username,
+        "offered_by": offer.offered_by.username,
+        "reason": "stalled" if offer.stalled else "autopilot",
+        "created_at": offer.created_at,
+    }
+
+
+OFFER_EXAMPLE = OpenApiExample(
+    "an offer",
+    value={
+        "id": 7,
+        "game": 42,
+        "game_name": "Friday heist",
+        "ruleset": "goodcritters",
+        "seat": 1,
+        "player": "carol",
+        "offered_by": "alice",
+        "reason": "autopilot",
+        "created_at": "2026-05-01T12:00:00Z",
+    },
+    response_only=True,
+    status_codes=["202"],
+)
+
+
 class HandOverView(GameView):
     problem_statuses = {"POST": (409,)}
 
     @extend_schema(
         operation_id="games_seats_hand_over",
-        summary="Hand an abandoned seat to a bot or another player (creator)",
+        summary="Hand an abandoned or stalled seat to a bot, or offer it to another player (creator)",
         description=(
-            "A seat whose player missed too many deadlines runs on autopilot (`AutopilotEngaged`). The "
-            "game's creator may give such a seat for good to a bot or to another player (who must not have "
-            "a seat in this game yet): `AutopilotReleased` and `SeatHandedOver` go into the log, and the "
-            "previous player no longer has the seat (they see the game as a spectator, if spectators are "
-            "allowed). "
+            "A seat whose player missed too many deadlines runs on autopilot (`AutopilotEngaged`); a seat a "
+            "step without a deadline has waited on for 7 days without a move is stalled (the table's ruling "
+            "12: a game can always go on, R7.6). The game's creator may give such a seat for good to a bot: "
+            "200, `SeatHandedOver` (after `AutopilotReleased` for a seat on autopilot) goes into the log and "
+            "the previous player no longer has the seat (they see the game as a spectator, if spectators "
+            "are allowed). To another player (who must not have a seat in this game yet) the seat is only "
+            "offered: 202 with the offer, and nothing changes until that player accepts it "
+            "(`POST /me/offers/{offer_id}/accept`; they may decline it, the creator withdraw it with "
+            "`DELETE .../seats/{seat}/offer`). An offer lapses when the seat changes first (its player "
+            "takes it back or plays, it is handed over or resigned, the game ends); a new offer of the seat "
+            "replaces the last. "
             "403 `not_creator`; 404 `seat_not_found` / `player_not_found`; 409 `not_on_autopilot` for a "
-            "seat that is not abandoned, `already_seated` for a player who already plays here."
+            "seat that is neither on autopilot nor stalled, `not_stalled` for one stalled less than 7 days, "
+            "`already_seated` for a player who already plays here."
         ),
         parameters=[GAME_ID, SEAT, ETAG],
         request=HandOverInput,
-        responses={200: GameOutput},
+        responses={200: GameOutput, 202: SeatOfferOutput},
         examples=[
             OpenApiExample("to a bot", value={"to": "bot", "strategy": "sensible"}, request_only=True),
             OpenApiExample("to a player", value={"to": "player", "player": "carol"}, request_only=True),
             examples.GAME,
+            OFFER_EXAMPLE,
         ],
         tags=["deadlines"],
     )
@@ -134,7 +200,7 @@ class HandOverView(GameView):
             newcomer = Player.objects.filter(username=v["player"], is_active=True).first()
             if newcomer is None:
                 raise Problem(404, "player_not_found", "No such player.")
-        game = control.game_hand_over(
+        result = control.game_hand_over(
             game_id=game_id,
             by=_player(request),
             seat=seat,
@@ -142,5 +208,97 @@ class HandOverView(GameView):
             strategy=v.get("strategy", "sensible"),
             player=newcomer,
         )
+        if isinstance(result, SeatOffer):
+            body = SeatOfferOutput(_offer_json(result, result.game)).data
+            return Response(body, status=status.HTTP_202_ACCEPTED)
+        result.refresh_from_db()
+        return _with_etag(Response(selectors.game_public(result, player=_player(request))), result)
+
+
+class SeatOfferView(GameView):
+    @extend_schema(
+        operation_id="games_seats_offer_delete",
+        summary="Withdraw the offer of a seat (creator)",
+        description="The creator takes back the standing offer of a seat (issue #28, item 13); the seat "
+        "stays as it is. 403 `not_creator`; 404 `offer_not_found` when no offer of the seat stands.",
+        parameters=[GAME_ID, SEAT],
+        request=None,
+        responses={204: None},
+        tags=["deadlines"],
+    )
+    def delete(self, request: Request, game_id: int, seat: int) -> Response:
+        control.offer_withdraw(game_id=game_id, by=_player(request), seat=seat)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+OFFER_ID = OpenApiParameter(
+    "offer_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="An offer to you (`GET /me/offers`)."
+)
+
+
+class MyOffersView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="me_offers_list",
+        summary="Seats offered to you",
+        description="The seats of running games that their creators offer you and that still stand (issue "
+        "#28, item 13), newest first (at most 100). Until you accept one you have no seat in that game and "
+        "get nothing of it (no state, no webhook deliveries).",
+        responses={200: SeatOfferPage},
+        examples=[
+            OpenApiExample(
+                "one offer",
+                value={"results": [dict(OFFER_EXAMPLE.value)]},
+                response_only=True,
+                status_codes=["200"],
+            )
+        ],
+        tags=["deadlines"],
+    )
+    def get(self, request: Request) -> Response:
+        offers = control.offers_to(_player(request))
+        return Response({"results": SeatOfferOutput([_offer_json(o, g) for o, g in offers], many=True).data})
+
+
+class OfferAcceptView(APIView):
+    permission_classes = [IsAuthenticated]
+    problem_statuses = {"POST": (409,)}
+
+    @extend_schema(
+        operation_id="me_offers_accept",
+        summary="Accept a seat offered to you",
+        description="You take the seat: `SeatHandedOver` goes into the game's log (after "
+        "`AutopilotReleased` for a seat on autopilot) and the game is yours to play (`/me/games`, its "
+        "state, webhooks). 404 `offer_not_found`; 409 `offer_lapsed` when the seat changed since it was "
+        "offered (the offer is then void), `already_seated`, `too_many_running_games`.",
+        parameters=[OFFER_ID],
+        request=EmptyInput,
+        responses={200: GameOutput},
+        examples=[OpenApiExample("no body", value={}, request_only=True), examples.GAME],
+        tags=["deadlines"],
+    )
+    def post(self, request: Request, offer_id: int) -> Response:
+        EmptyInput(data=request.data).is_valid(raise_exception=True)
+        game = control.offer_accept(offer_id=offer_id, player=_player(request))
         game.refresh_from_db()
-        return _with_etag(Response(selectors.game_public(game, player=_player(request))), game)
+        return Response(selectors.game_public(game, player=_player(request)))
+
+
+class OfferDeclineView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="me_offers_decline",
+        summary="Decline a seat offered to you",
+        description="The offer is gone; the seat stays as it is. 404 `offer_not_found`.",
+        parameters=[OFFER_ID],
+        request=EmptyInput,
+        responses={204: None},
+        examples=[OpenApiExample("no body", value={}, request_only=True)],
+        tags=["deadlines"],
+    )
+    def post(self, request: Request, offer_id: int) -> Response:
+        EmptyInput(data=request.data).is_valid(raise_exception=True)
+        control.offer_decline(offer_id=offer_id, player=_player(request))
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -73,6 +73,17 @@ class Range:
     high: int | None = None
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class NewGameRange:
+    """In a ruleset's options types, ``Annotated[int, Range(...), NewGameRange(low, high)]``: the bounds a new
+    game's option keeps (``games.rules.bounds``), the spec's ``minimum``/``maximum`` of the options a client
+    sends. ``Range`` stays what a record may hold: games started under wider bounds keep loading and
+    verifying (ruling 32)."""
+
+    low: int
+    high: int
+
+
 @dataclasses.dataclass(frozen=True)
 class RulesetTypes:
     """The JSON shapes a ruleset shows to clients, as Python types; the hosting generates the OpenAPI
@@ -254,8 +265,12 @@ class Ruleset(Protocol[StateT]):
         """The system command that pauses (``True``) or resumes the game for its creator."""
         ...
 
-    def hand_over_command(self, seat: Seat, *, to: str, player: str) -> Command:
-        """The system command that gives an abandoned ``seat`` to a bot or another player (id ``player``)."""
+    def hand_over_command(
+        self, seat: Seat, *, to: str, player: str, idle_since: datetime | None = None
+    ) -> Command:
+        """The system command that gives an abandoned ``seat`` to a bot or another player (id ``player``).
+        ``idle_since``: for a seat not on autopilot, since when the step it owes has waited on it (a stalled
+        seat, the table's ruling 13)."""
         ...
 
     def warn_at(self, state: StateT) -> datetime | None:

@@ -13,7 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from critters_api.problems import Problem
@@ -40,6 +42,9 @@ class OperatorSetup:
 
 def _parse_options(ruleset: Ruleset[Any], raw: Mapping[str, Any]) -> dict[str, Any]:
     options = ruleset.parse_options(raw)  # InvalidOptions (a RuleError, 422)
+    check_new_game = getattr(ruleset, "check_new_game", None)
+    if check_new_game is not None:  # a new game's bounds (issue #28, item 14), tighter than a record's
+        check_new_game(options)
     return ruleset.options_to_json(options)
 
 
@@ -81,6 +86,7 @@ def game_create(
             raise Problem(403, "operators_only", "Only operators can fix the seed, deck or seats.")
         setup_json = _setup_json(rs, setup, seats)
     with transaction.atomic():
+        check_game_limits(creator, opening=True)
         game = Game.objects.create(
             ruleset=ruleset,
             name=name,
@@ -124,6 +130,42 @@ def _setup_json(rs: Ruleset[Any], setup: OperatorSetup, seats: int) -> dict[str,
     rs.start_command(players=players, creator=None, options=rs.parse_options({}), seed=b"\0" * 32, setup=deck)
     out["deck"] = deck
     return out
+
+
+def check_game_limits(player: Player, *, opening: bool) -> None:
+    """Issue #28, item 12: one account cannot fill the worker. Before ``player`` creates or joins a game
+    (``opening``) or takes a seat in a running one: at most ``MAX_OPEN_GAMES_PER_PLAYER`` open games they
+    created or sit in, and ``MAX_RUNNING_GAMES_PER_PLAYER`` running games they created or hold a seat in
+    (settings; 0: no cap). Operators (staff) have no cap. The player's row is locked first, so that two
+    requests of one player at once cannot both pass (call it inside the transaction that adds the game or
+    seat)."""
+    if player.is_staff:
+        return
+    open_cap = settings.MAX_OPEN_GAMES_PER_PLAYER if opening else 0
+    running_cap = settings.MAX_RUNNING_GAMES_PER_PLAYER
+    if not open_cap and not running_cap:
+        return
+    list(Player.objects.select_for_update().filter(pk=player.pk).values_list("pk", flat=True))
+    mine = Game.objects.filter(Q(creator=player) | Q(seats__player=player))
+    if open_cap and mine.filter(status=GameStatus.OPEN).distinct().count() >= open_cap:
+        raise Problem(
+            409,
+            "too_many_open_games",
+            f"You already have {open_cap} open games (created or joined): start, cancel or leave one first.",
+        )
+    if running_cap and mine.filter(status=GameStatus.RUNNING).distinct().count() >= running_cap:
+        raise Problem(
+            409,
+            "too_many_running_games",
+            f"You already play {running_cap} running games: finish one before you take on another.",
+        )
+
+
+def check_not_bot_only(by: Player, humans: int) -> None:
+    """Issue #28, item 12: a game with no human seat plays itself to the end on the worker's time that other
+    games' deadlines and bots need; only an operator may run one (``BOT_ONLY_GAMES_STAFF_ONLY``)."""
+    if humans == 0 and settings.BOT_ONLY_GAMES_STAFF_ONLY and not by.is_staff:
+        raise Problem(403, "bot_only_game", "A game where every seat is a bot is for operators only.")
 
 
 def player_uid(player: Player) -> str:
@@ -182,6 +224,7 @@ def game_join(*, game_id: int, player: Player, seat: int | None = None) -> Game:
         game = _lock_open(game_id)
         if Seat.objects.filter(game=game, player=player).exists():
             raise Problem(409, "already_seated", "You already have a seat in this game.")
+        check_game_limits(player, opening=True)
         index = _free_index(game, seat)
         Seat.objects.create(game=game, index=index, player=player, uid=player_uid(player))
         forget_roster(game)
@@ -258,6 +301,7 @@ def _start(game: Game) -> None:
     low, _high = rs.seat_range()
     if len(seats) < low:
         raise Problem(409, "not_enough_players", f"At least {low} seats must be taken to start.")
+    check_not_bot_only(game.creator, sum(1 for s in seats if s.player_id is not None))
     setup = game.setup or {}
     seed = bytes.fromhex(setup["seed"]) if setup.get("seed") else secrets.token_bytes(32)
     deck = dict(setup.get("deck") or {})

@@ -397,11 +397,16 @@ def test_the_options_bounds_the_spec_declares_are_the_rules(spec: Spec, slug: st
             out = {key: out}
         return out
 
+    def new_game(options: dict[str, Any]) -> None:
+        """What the lobby checks of a new game's options: the parser's (a record's) bounds, then a new
+        game's (issue #28, item 14: the spec's bounds are a new game's)."""
+        rs.check_new_game(rs.parse_options(options))  # type: ignore[attr-defined]
+
     for path, schema in found:
         for value in (schema.get("minimum"), schema.get("maximum")):
             if value is not None:
                 assert spec.errors(request, raw(path, value)) == [], (path, value)
-                rs.parse_options(raw(path, value))
+                new_game(raw(path, value))
         for value in (
             None if schema.get("minimum") is None else schema["minimum"] - 1,
             None if schema.get("maximum") is None else schema["maximum"] + 1,
@@ -410,7 +415,7 @@ def test_the_options_bounds_the_spec_declares_are_the_rules(spec: Spec, slug: st
                 continue
             assert spec.errors(request, raw(path, value)), (path, value)
             with pytest.raises(RuleError) as refused:
-                rs.parse_options(raw(path, value))
+                new_game(raw(path, value))
             assert refused.value.code == "invalid_options"
             assert refused.value.details["key"] == ".".join(path)
     assert spec.errors(request, {"no_such_option": 1})

@@ -19,7 +19,7 @@ from games.audit import signature
 from games.audit.verify import verify_record
 from games.models import Event, Game
 from tests.audit.play import play_to_end
-from tests.conftest import Api, Table, make_api, start_table
+from tests.conftest import Api, Table, hand_over_to, make_api, start_table
 
 pytestmark = pytest.mark.django_db
 
@@ -72,7 +72,7 @@ def test_a_game_with_hand_overs_to_a_player_and_to_a_bot_and_a_resignation_verif
         _choose_and_ready(table.apis[seat], gid)
     deadlines.sweep(now=_due(gid) + timedelta(seconds=1))  # seats 1 and 2 missed: autopilot
     carol = make_api("carol")
-    r = creator.post(f"/api/v1/games/{gid}/seats/1/hand-over", {"to": "player", "player": "carol"})
+    r = hand_over_to(creator, gid, 1, carol)  # an offer carol accepts (issue #28, item 13)
     assert r.status_code == 200, r.content
     r = creator.post(f"/api/v1/games/{gid}/seats/2/hand-over", {"to": "bot", "strategy": "random"})
     assert r.status_code == 200, r.content

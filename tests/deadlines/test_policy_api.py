@@ -19,7 +19,7 @@ from django.utils import timezone
 from games import deadlines, loading, roster
 from games.models import Event, Game, Seat, TimerHeartbeat
 from games.services import bots, timers
-from tests.conftest import Api, Table, assert_problem, make_api, start_table
+from tests.conftest import Api, Table, assert_problem, hand_over_to, make_api, start_table
 
 pytestmark = pytest.mark.django_db
 
@@ -280,7 +280,7 @@ def test_the_creator_hands_an_abandoned_seat_to_a_new_player_or_a_bot() -> None:
     assert_problem(creator.post(url, {"to": "player", "player": table.apis[2].player.username}), 409)
     assert_problem(creator.post(url, {"to": "robot"}), 422)
     assert_problem(creator.post(f"/api/v1/games/{gid}/seats/9/hand-over", {"to": "bot"}), 404)
-    r = creator.post(url, {"to": "player", "player": "carol"})
+    r = hand_over_to(creator, gid, 1, carol)  # an offer carol accepts (issue #28, item 13)
     assert r.status_code == 200, r.content
     assert [e["type"] for e in _events(gid)[-2:]] == ["AutopilotReleased", "SeatHandedOver"]
     assert _events(gid, "SeatHandedOver")[0] == {

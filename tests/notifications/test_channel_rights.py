@@ -21,7 +21,7 @@ import pytest
 from games import deadlines
 from games.models import Event, Game
 from players.models import ApiToken
-from tests.conftest import Api, Table, assert_problem, make_api, start_table
+from tests.conftest import Api, Table, assert_problem, hand_over_to, make_api, start_table
 from tests.deadlines.test_policy_api import _choose_and_ready, _distribute, _due, _options
 
 from .helpers import AsgiServer, parse_sse
@@ -109,10 +109,7 @@ def abandon_seat_1(spectators: bool = True) -> Table:
 
 def hand_seat_1_to(table: Table, newcomer: Api) -> int:
     """The creator hands seat 1 to ``newcomer``; returns the seq of the ``SeatHandedOver`` event."""
-    r = table.apis[0].post(
-        f"/api/v1/games/{table.game_id}/seats/1/hand-over",
-        {"to": "player", "player": newcomer.player.username},
-    )
+    r = hand_over_to(table.apis[0], table.game_id, 1, newcomer)  # an offer accepted (issue #28, item 13)
     assert r.status_code == 200, r.content
     table.apis[1] = newcomer
     return Event.objects.get(game_id=table.game_id, type="SeatHandedOver").seq

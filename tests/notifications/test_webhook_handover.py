@@ -20,7 +20,7 @@ from games.models import Event, Game
 from games.rules.registry import get_ruleset
 from notifications import delivery as delivery_service
 from notifications.models import Delivery, DeliveryStatus
-from tests.conftest import Api, Table, make_api, start_table
+from tests.conftest import Api, Table, hand_over_to, make_api, start_table
 
 from .helpers import Receiver, receiver
 from .test_webhooks import drain, register
@@ -60,9 +60,7 @@ def _hand_over_then_carol_plays(table: Table, url: str) -> tuple[int, int]:
     assert Event.objects.filter(game_id=gid, type="AutopilotEngaged").exists()
     carol = make_api()
     carol_endpoint: int = register(carol, url, TYPES)["id"]
-    r = apis[0].post(
-        f"/api/v1/games/{gid}/seats/1/hand-over", {"to": "player", "player": carol.player.username}
-    )
+    r = hand_over_to(apis[0], gid, 1, carol)  # an offer carol accepts (issue #28, item 13)
     assert r.status_code == 200, r.content
     row = Event.objects.get(game_id=gid, type="SeatHandedOver")
     # the first event of the hand-over's batch (AutopilotReleased, SeatHandedOver)

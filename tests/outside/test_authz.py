@@ -147,6 +147,9 @@ def test_another_players_objects_are_not_found(
                 families.setdefault(collection, []).append((path, method, item[method]))
     assert "/api/v1/me/tokens" in families, sorted(families)
 
+    # offers of a seat are made by a game's creator (a hand-over to a person), not by posting to the
+    # collection: another player's accept and decline of them are refused in tests/table/test_seat_offers.py
+    families.pop("/api/v1/me/offers", None)
     for collection, operations in families.items():
         create = schema["paths"].get(collection, {}).get("post")
         assert create is not None, f"{collection}: no way to make one to attack"

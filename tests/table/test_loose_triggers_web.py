@@ -19,7 +19,7 @@ import pytest
 from games import deadlines, loading
 from games.models import Event, Seat
 from games.services import bots, timers
-from tests.conftest import make_api
+from tests.conftest import hand_over_to, make_api
 from tests.table.helpers import Seated, due, open_game, play_to_end, problem, sweep, sweep_past
 
 pytestmark = pytest.mark.django_db
@@ -167,7 +167,7 @@ def test_loose_triggers_by_web_countdown_ready_absence_handover_pause_resign_to_
     url = f"{t.url}/seats/{absent}/hand-over"
     newcomer = make_api()
     problem(t.by_seat[a].post(url, {"to": "player", "player": newcomer.player.username}), 403, "not_creator")
-    r = t.creator.post(url, {"to": "player", "player": newcomer.player.username})
+    r = hand_over_to(t.creator, t.game_id, absent, newcomer)  # an offer accepted (issue #28, item 13)
     assert r.status_code == 200, r.content
     assert [e["type"] for e in t.events()[-2:]] == ["AutopilotReleased", "SeatHandedOver"]
     theirs = t.body(api=newcomer)

@@ -7,13 +7,14 @@ Tests keep these types honest: every view the conformance games produce and ever
 against the schema generated from them (``tests/api/test_spec.py``).
 """
 
-from typing import Literal, NotRequired, TypedDict
+from typing import Annotated, Literal, NotRequired, TypedDict
 
-from games.rules.core import RulesetTypes
+from games.rules import bounds
+from games.rules.core import NewGameRange, Range, RulesetTypes
 
 from . import commands, events
 from .errors import ERRORS
-from .options import Options
+from .options import MAX_BOSS_TERM_LIMIT, Options
 
 Action = Literal["guard", "rob", "skim", "vote_no", "vote_yes"]
 LootType = Literal["cash", "gems", "jewelry", "painting", "sculpture"]
@@ -117,34 +118,57 @@ class GoodCrittersView(TypedDict):
     pile: NotRequired[list[int] | None]
 
 
+# the table's options as GoodCritters declares them (its log predates the table): the table's bounds, Range
+# what a record may hold and NewGameRange what a new game may ask for (games.rules.bounds, issue #28 item 14)
+Seconds = Annotated[
+    int, Range(1, bounds.RECORD_SECONDS_MAX), NewGameRange(bounds.DEADLINE_MIN, bounds.DEADLINE_MAX)
+]
+Fraction = Annotated[float, Range(0, 1)]
+
+
 class Deadlines(TypedDict):
     """Seconds each step waits on players (null: no deadline), R7.1."""
 
-    distribute: int | None
-    choose: int | None
+    distribute: Seconds | None
+    choose: Seconds | None
 
 
 class Absence(TypedDict):
     """Absent players: deadline extensions per seat; missed deadlines before autopilot (null: never)."""
 
-    extensions: int
-    autopilot_after: int | None
+    extensions: Annotated[int, Range(0, bounds.RECORD_EXTENSIONS_MAX), NewGameRange(0, bounds.EXTENSIONS_MAX)]
+    autopilot_after: (
+        Annotated[
+            int, Range(1, bounds.RECORD_AUTOPILOT_AFTER_MAX), NewGameRange(1, bounds.AUTOPILOT_AFTER_MAX)
+        ]
+        | None
+    )
 
 
 class GoodCrittersOptions(TypedDict):
     """A game's options in full (every key, defaults included). On input every key is optional."""
 
     payoffs: bool
-    boss_term_limit: int | None
-    fuzz_depth: Literal["standard", "short", "long"] | tuple[float, float]
+    boss_term_limit: (
+        Annotated[int, Range(1, MAX_BOSS_TERM_LIMIT), NewGameRange(1, bounds.GC_BOSS_TERM_LIMIT_MAX)] | None
+    )
+    fuzz_depth: Literal["standard", "short", "long"] | tuple[Fraction, Fraction]
     no_vote_rule: Literal["english", "russian"]
     shuffle_seats: bool
     timeout_action: Literal["none", "guard", "rob", "skim", "vote_no", "vote_yes"]
     deadlines: Deadlines
     absence: Absence
     pause_by: Literal["creator", "vote"]
-    warn_before: int | None
-    max_pause: NotRequired[int]  # R7.6: in games under rules 3 and later (ruling 32)
+    warn_before: (
+        Annotated[int, Range(0, bounds.RECORD_SECONDS_MAX), NewGameRange(0, bounds.WARN_BEFORE_MAX)] | None
+    )
+    max_pause: NotRequired[  # R7.6: in games under rules 3 and later (ruling 32)
+        Annotated[
+            int,
+            Range(1, bounds.RECORD_SECONDS_MAX),
+            NewGameRange(bounds.MAX_PAUSE_MIN, bounds.MAX_PAUSE_MAX),
+        ]
+    ]
 
 
 class Setup(TypedDict, total=False):

@@ -8,7 +8,8 @@ table (``games.rules.table``) adds its own shapes to them.
 
 from typing import Annotated, Final, Literal, NotRequired, TypedDict
 
-from games.rules.core import ErrorCode, Range, RulesetTypes
+from games.rules import bounds
+from games.rules.core import ErrorCode, NewGameRange, Range, RulesetTypes
 
 from .commands import COMMAND_CLASSES, SYSTEM_COMMANDS, Command
 from .errors import CATALOGUE
@@ -117,8 +118,8 @@ class LooseTriggersGameOptions(TypedDict):
     """The game's own options in full (every key, defaults included; LT7.1), as its GameStarted event
     records them; on input every key is optional."""
 
-    countdown: Annotated[int, Range(1, MAX_COUNTDOWN)]
-    max_retargets: Annotated[int, Range(0, MAX_RETARGETS)]
+    countdown: Annotated[int, Range(1, MAX_COUNTDOWN), NewGameRange(1, bounds.LT_COUNTDOWN_MAX)]
+    max_retargets: Annotated[int, Range(0, MAX_RETARGETS), NewGameRange(0, MAX_RETARGETS)]
     shuffle_seats: bool
 
 

@@ -125,13 +125,16 @@ class ResumeGame:
 @dataclass(frozen=True, slots=True)
 class HandOverSeat:
     """System (an organizer): give abandoned seat ``target`` (on autopilot) to a bot (``to="bot"``) or to a
-    player new to the game (``to="player"``); ``player`` is the new holder's id."""
+    player new to the game (``to="player"``); ``player`` is the new holder's id. ``idle_since`` (ISO time,
+    absent from older records): the seat is not on autopilot but stalled, a step without a deadline has
+    waited on it since then, at least ``STALL_SECONDS`` (the table's ruling 13)."""
 
     TYPE = "HandOverSeat"
     seat: None
     target: int
     to: str
     player: str
+    idle_since: str | None = None
 
 
 PLAYER_COMMANDS: tuple[type[Any], ...] = (Resign, SendMessage, SetReady, TakeBackSeat, VotePause)

@@ -33,6 +33,11 @@ ERRORS: Final[dict[str, ErrorCode]] = {
     "pause_by_vote": ErrorCode(CONFLICT, "In this game the players pause and resume by vote (VotePause)."),
     "not_on_autopilot": ErrorCode(CONFLICT, "The seat is not on autopilot (or is, for a vote)."),
     "invalid_hand_over": ErrorCode(INVALID, "A seat goes to a bot or to a player new to this game."),
+    "not_stalled": ErrorCode(
+        CONFLICT,
+        "The seat is neither on autopilot nor stalled: a step without a deadline has not waited on it for 7 "
+        "days without a move (the table's ruling 13).",
+    ),
 }
 
 

@@ -8,11 +8,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from games.rules import bounds
 from games.rules.core import JSON, InvalidOptions
 
-MAX_DEADLINE_SECONDS: Final[int] = 30 * 24 * 3600
-MAX_EXTENSIONS: Final[int] = 10
-MAX_AUTOPILOT_AFTER: Final[int] = 20
+# what a record may hold (a new game keeps tighter ones: games.rules.bounds, Table.check_new_game)
+MAX_DEADLINE_SECONDS: Final[int] = bounds.RECORD_SECONDS_MAX
+MAX_EXTENSIONS: Final[int] = bounds.RECORD_EXTENSIONS_MAX
+MAX_AUTOPILOT_AFTER: Final[int] = bounds.RECORD_AUTOPILOT_AFTER_MAX
 PAUSE_BY: Final[tuple[str, ...]] = ("creator", "vote")
 DEFAULT_MAX_PAUSE: Final[int] = 7 * 24 * 3600  # R7.6: the longest pause, by default a week
 TABLE_KEYS: Final[tuple[str, ...]] = ("deadlines", "absence", "pause_by", "warn_before", "max_pause")

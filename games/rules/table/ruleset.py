@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
+from games.rules.bounds import check_new_game
 from games.rules.core import JSON, AuditSecrets, Context, InvalidOptions, Sample, Seat, Viewer, Waiting
 
 from . import commands as cmd
@@ -32,6 +33,7 @@ from .options import TABLE_KEYS, Options, Settings, parse_settings, settings_to_
 from .state import TableState, setitem
 from .types import table_types
 
+STALL_SECONDS: Final = 7 * 24 * 3600  # ruling 13: a seat a step without a deadline waited on this long
 SETTLE_LIMIT: Final = 100_000  # defaults played in one go, at most (a game that never settles is a bug)
 RULES_VERSION: Final = "1"
 
@@ -280,6 +282,12 @@ class Table:
 
     def options_to_json(self, options: Any) -> JSON:
         return {**self.game.options_to_json(options.game), **settings_to_json(options.settings)}
+
+    def check_new_game(self, options: Any) -> None:
+        """A new game's options keep the bounds a player would expect (``games.rules.bounds``, the spec's
+        ``minimum``/``maximum``, issue #28 item 14); raise :class:`InvalidOptions` naming the option. Not part
+        of ``parse_options``: a game started under wider bounds keeps loading and verifying (ruling 32)."""
+        check_new_game(self.options_to_json(options), self.types.options)
 
     def seat_range(self) -> tuple[int, int]:
         return self.game.seat_range()
@@ -723,8 +731,22 @@ class Table:
     def pause_command(self, pause: bool) -> Any:
         return cmd.PauseGame(seat=None) if pause else cmd.ResumeGame(seat=None)
 
-    def hand_over_command(self, seat: Seat, *, to: str, player: str) -> Any:
-        return cmd.HandOverSeat(seat=None, target=seat, to=to, player=player)
+    def hand_over_command(
+        self, seat: Seat, *, to: str, player: str, idle_since: datetime | None = None
+    ) -> Any:
+        since = None if idle_since is None else seating.utc(idle_since).isoformat()
+        return cmd.HandOverSeat(seat=None, target=seat, to=to, player=player, idle_since=since)
+
+    def stalled_seats(self, state: TableState) -> frozenset[int]:
+        """The seats a step without a deadline waits on (owing a play, or not ready), not on autopilot and not
+        resigned, while the game is not paused: those the creator may hand over once idle ``STALL_SECONDS``
+        (ruling 13)."""
+        if not state.opened or state.paused_at is not None or self.game.is_terminal(state.game):
+            return frozenset()
+        w = self._waiting(state.game)
+        if w is None or w.step_no != state.step_no or self.step_seconds_of(state, w) is not None:
+            return frozenset()
+        return frozenset(s for s in self._acting(state, w) if not state.autopilot[s])
 
     # --- audit hooks ---------------------------------------------------------------------------------
     def started_options(self, events: Sequence[Mapping[str, Any]]) -> JSON | None:
@@ -1029,7 +1051,25 @@ def _pause_by_creator(table: Table, run: _Run, command: cmd.PauseGame | cmd.Resu
 
 
 def _hand_over(table: Table, run: _Run, command: cmd.HandOverSeat) -> None:
-    seating.hand_over(run, command)
+    """An abandoned seat (on autopilot), or a stalled one (ruling 13: a step without a deadline has waited
+    on it, and on nobody's move of it, for ``STALL_SECONDS``: R7.6, a game can always go on)."""
+    state = run.state
+    if command.idle_since is None or (
+        type(command.target) is int and 0 <= command.target < state.n and state.autopilot[command.target]
+    ):
+        seating.hand_over(run, command)
+        return
+    seating.check_hand_over_target(state, command)
+    try:
+        since = seating.utc(datetime.fromisoformat(command.idle_since))
+    except (TypeError, ValueError):
+        fail("invalid_hand_over", "idle_since is an ISO date and time")
+    if command.target not in table.stalled_seats(state):
+        fail("not_stalled", "the game does not wait on that seat in a step without a deadline")
+    if seating.utc(run.ctx.now) - since < timedelta(seconds=STALL_SECONDS):
+        fail("not_stalled", f"a seat can be handed over after {STALL_SECONDS // 86400} days without a move")
+    run.emit(ev.SeatHandedOver(seat=command.target, to=command.to, player=command.player))
+    table._settle(run)
 
 
 def _extend(table: Table, run: _Run, command: cmd.ExtendDeadline) -> None:

@@ -53,13 +53,17 @@ def take_back(run: Run, seat: int) -> None:
     run.emit(ev.AutopilotReleased(seat=seat, reason="taken_back"))
 
 
-def hand_over(run: Run, command: cmd.HandOverSeat) -> None:
-    """An abandoned seat (on autopilot, not resigned) goes to a bot or to a player new to the game."""
-    state = run.state
+def check_hand_over_target(state: Any, command: cmd.HandOverSeat) -> None:
     if type(command.target) is not int or not 0 <= command.target < state.n:
         fail("invalid_hand_over", "no such seat in this game")
     if command.to not in ("bot", "player") or not command.player or command.player in state.players:
         fail("invalid_hand_over", "a seat goes to a bot or to a player new to this game")
+
+
+def hand_over(run: Run, command: cmd.HandOverSeat) -> None:
+    """An abandoned seat (on autopilot, not resigned) goes to a bot or to a player new to the game."""
+    state = run.state
+    check_hand_over_target(state, command)
     if not state.autopilot[command.target] or state.resigned[command.target]:
         fail("not_on_autopilot", "only an abandoned seat (on autopilot) can be handed over")
     run.emit(ev.AutopilotReleased(seat=command.target, reason="handed_over"))

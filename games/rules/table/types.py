@@ -6,7 +6,8 @@ from __future__ import annotations
 import typing
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
-from games.rules.core import Range, RulesetTypes
+from games.rules import bounds
+from games.rules.core import NewGameRange, Range, RulesetTypes
 
 from . import commands, events
 from .errors import ERRORS
@@ -18,15 +19,24 @@ from .options import (
     Settings,
 )
 
-Seconds = Annotated[int, Range(1, MAX_DEADLINE_SECONDS)]
+# Range: what a record may hold; NewGameRange: what a new game may ask for (issue #28, item 14)
+Seconds = Annotated[
+    int, Range(1, MAX_DEADLINE_SECONDS), NewGameRange(bounds.DEADLINE_MIN, bounds.DEADLINE_MAX)
+]
+Extensions = Annotated[int, Range(0, MAX_EXTENSIONS), NewGameRange(0, bounds.EXTENSIONS_MAX)]
+AutopilotAfter = Annotated[int, Range(1, MAX_AUTOPILOT_AFTER), NewGameRange(1, bounds.AUTOPILOT_AFTER_MAX)]
+WarnBefore = Annotated[int, Range(0, MAX_DEADLINE_SECONDS), NewGameRange(0, bounds.WARN_BEFORE_MAX)]
+MaxPause = Annotated[
+    int, Range(1, MAX_DEADLINE_SECONDS), NewGameRange(bounds.MAX_PAUSE_MIN, bounds.MAX_PAUSE_MAX)
+]
 
 
 class Absence(TypedDict):
     """Absent players: deadline extensions per seat; deadlines missed in a row before autopilot (null:
     never)."""
 
-    extensions: Annotated[int, Range(0, MAX_EXTENSIONS)]
-    autopilot_after: Annotated[int, Range(1, MAX_AUTOPILOT_AFTER)] | None
+    extensions: Extensions
+    autopilot_after: AutopilotAfter | None
 
 
 class PlaySeat(TypedDict):
@@ -68,8 +78,8 @@ class TableSettings(TypedDict):
     deadlines: dict[str, Seconds | None]
     absence: Absence
     pause_by: Literal["creator", "vote"]
-    warn_before: Annotated[int, Range(0, MAX_DEADLINE_SECONDS)] | None
-    max_pause: Seconds
+    warn_before: WarnBefore | None
+    max_pause: MaxPause
 
 
 SHARED_NAMES: dict[Any, str] = {
@@ -107,8 +117,8 @@ def table_types(game: Any) -> RulesetTypes:
             "deadlines": deadlines,
             "absence": Absence,
             "pause_by": Literal["creator", "vote"],
-            "warn_before": Annotated[int, Range(0, MAX_DEADLINE_SECONDS)] | None,
-            "max_pause": Seconds,
+            "warn_before": WarnBefore | None,
+            "max_pause": MaxPause,
         },
     )
     own = typing.get_type_hints(rt.options, include_extras=True)  # a game's own declaration of a key wins

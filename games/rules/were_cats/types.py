@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final, Literal, TypedDict
 
-from games.rules.core import ErrorCode, Range, RulesetTypes
+from games.rules import bounds
+from games.rules.core import ErrorCode, NewGameRange, Range, RulesetTypes
 
 from .coins import Coins
 from .commands import COMMAND_CLASSES, SYSTEM_COMMANDS
@@ -95,7 +96,7 @@ class WereCatsGameOptions(TypedDict):
     """The game's own options in full (WC4.1), as its GameStarted event records them; on input every key is
     optional."""
 
-    max_rounds: Annotated[int, Range(1, MAX_MAX_ROUNDS)]
+    max_rounds: Annotated[int, Range(1, MAX_MAX_ROUNDS), NewGameRange(1, bounds.WC_MAX_ROUNDS_MAX)]
 
 
 OptionsJSON = WereCatsGameOptions
