@@ -159,3 +159,22 @@ def test_the_record_names_the_rules_its_game_was_played_under(claimed: Any, chec
         assert "re-decides versions '2', '3'" in verdict.error.message
     else:
         assert "started under the rules '2'" in verdict.error.message
+
+
+@pytest.mark.parametrize("slug", ["loose_triggers", "were_cats"])
+def test_a_loose_triggers_or_were_cats_record_made_by_main_still_verifies(slug: str) -> None:
+    """Issue 28 item 15: records of Loose Triggers and Were-cats made by main at 65d220b, before the public
+    chain committed to every fact of an event (``fixtures/make_main_records.py``: people's seats, a private
+    message), verify with that day's public chain (format 2), and are still checked."""
+    name = f"record-v2-main-65d220b-{slug}.json"
+    record = load(name)
+    assert (record["format_version"], record["game"]["ruleset"]) == (2, slug)
+    message = next(e for e in record["events"] if e["type"] == "MessageSent")
+    assert message["data"]["to"] == [2]
+    assert message["actor"] == 101
+    verdict = verify_record(record)
+    assert verdict.ok, verdict.text()
+    assert verdict.events == len(record["events"])
+    bad = load(name)
+    next(e for e in bad["events"] if e["type"] == "MessageSent")["data"]["text"] = "rewritten"
+    assert not verify_record(bad).ok
