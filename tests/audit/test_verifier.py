@@ -250,7 +250,7 @@ def test_a_changed_time_is_caught(record: dict[str, Any]) -> None:
 
 def test_an_unfinished_or_malformed_record_is_refused(record: dict[str, Any]) -> None:
     assert_caught(verify_record([]), None, "format")
-    assert_caught(verify_record({**record, "format_version": 3}), None, "format")
+    assert_caught(verify_record({**record, "format_version": 4}), None, "format")
     assert_caught(verify_record({**record, "seed": "zz"}), 1, "seed")
     bad = tampered(record)
     bad["events"][3]["surprise"] = 1
