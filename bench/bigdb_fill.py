@@ -246,11 +246,11 @@ class Writer:
             "is_active, date_joined, display_name",
             "games_game": "id, ruleset, name, status, creator_id, seat_count, options, allow_spectators, "
             "fair, setup, version, head_hash, revision, step_no, waiting_step, deadline_at, warn_at, "
-            "bots_due_at, created_at, started_at, ended_at, public_head_hash",
+            "bots_due_at, created_at, started_at, ended_at, public_head_hash, public_chain",
             "games_seat": "game_id, index, player_id, bot_strategy, uid, position, joined_at",
             "games_event": "game_id, seq, type, schema_version, data, created_at, command_id, command, "
-            "actor_id, prev_hash, hash, public_hash",
-        }
+            "actor_id, prev_hash, hash, public_hash, salt",
+        }  # the year of play is under public chain 1 (no seals: each event's salt empty)
         self.order = list(self.columns)
         self.events = 0
         self.check_every = check_every
@@ -323,6 +323,7 @@ class Writer:
                 NULL,
                 NULL,
                 b"",
+                b"2",  # no event yet: it starts under public chain 2, as a game created now
             ],
         )
         self.row(
@@ -423,6 +424,7 @@ class Writer:
                         prev.encode(),
                         digest.encode(),
                         prev_public.encode(),
+                        b"",
                     ],
                 )
                 prev = digest
@@ -455,6 +457,7 @@ class Writer:
                 first.isoformat().encode(),
                 g.when(last.at).isoformat().encode() if over else NULL,
                 prev_public.encode(),
+                b"1",
             ],
         )
         for join, pid in enumerate(g.seats):

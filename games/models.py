@@ -46,6 +46,13 @@ class Game(models.Model):
         default="",
         help_text="The last event's public hash (the chain over what a spectator sees, docs/AUDIT.md).",
     )
+    public_chain = models.PositiveSmallIntegerField(
+        default=2,
+        help_text=(
+            "The public chain's rule the game's events are hashed by (docs/AUDIT.md, \"The public chain\"): "
+            "2 seals every fact of an event; 1, games created before, only what a spectator sees."
+        ),
+    )
     revision = models.PositiveIntegerField(default=0, help_text="Bumped on every change (ETag).")
     # what the game waits on (denormalised from the fold, for listing and timers)
     step_no = models.PositiveIntegerField(null=True, blank=True)
@@ -168,6 +175,15 @@ class Event(models.Model):
         help_text=(
             "The public chain's hash: over the event as a spectator sees it while the game runs, and the "
             "previous event's public hash (games.audit.public). Served at any time."
+        ),
+    )
+    salt = models.CharField(
+        max_length=32,
+        blank=True,
+        default="",
+        help_text=(
+            "Public chain 2: the 16 random bytes (hex) the event's seal is salted with (games.audit.public); "
+            "secret until the game is over, then in the record. Empty under public chain 1."
         ),
     )
 

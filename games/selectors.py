@@ -15,6 +15,7 @@ from critters_api.db.base import release_idle_connection
 from players.models import Player
 
 from . import store
+from .audit import public
 from .loading import load_state, ruleset_for
 from .models import Event, Game, GameStatus, Seat
 from .roster import get_game, roster
@@ -149,6 +150,17 @@ def feed_page(game: Game, rows: Sequence[Event], viewer: Viewer, *, after: int) 
                 "event": rs.redact_event(event, viewer, terminal=terminal),
                 "hash": row.hash if terminal else None,
                 "public_hash": row.public_hash,
+                # public chain 2: the event's seal (a salted hash of its other facts), which the public hash
+                # covers: with it a watcher recomputes the chain from what it is shown
+                "seal": public.seal(
+                    row.salt,
+                    data=row.data,
+                    command=row.command,
+                    command_id=row.command_id,
+                    actor=row.actor_id,
+                )
+                if game.public_chain >= 2
+                else None,
             }
         )
     last = rows[-1].seq if rows else after

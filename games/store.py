@@ -6,13 +6,16 @@ the unique constraint is the last-line concurrency guard. Each event's ``hash`` 
 JSON (sorted keys, no spaces, UTF-8) of its immutable stored fields including ``prev_hash``: a per-game chain
 whose head is kept on the game row (``head_hash``, ``version`` = last seq). A second chain, the public one,
 hashes each event as a spectator sees it while the game runs (``public_hash``, head ``public_head_hash``: see
-``games.audit.public`` and docs/AUDIT.md); it holds no secret, so it is served at any time.
+``games.audit.public`` and docs/AUDIT.md); it holds no secret, so it is served at any time. Under public
+chain 2 (``Game.public_chain``, games created since issue 28 item 15) each public hash also covers the
+event's seal: a hash of its other facts salted with 16 random bytes (``Event.salt``) kept until the end.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -114,9 +117,11 @@ def append(
     created_at = now.isoformat()
     rows: list[Event] = []
     seq = expected_version
+    sealed = game.public_chain >= 2
     for new in events:
         seq += 1
         batch_command = command if seq == expected_version + 1 else None
+        salt = secrets.token_hex(16) if sealed else ""
         prev_public = public.public_hash(
             game_id=game.pk,
             seq=seq,
@@ -125,6 +130,11 @@ def append(
             public_data=public.spectator_data(game.ruleset, new.data),
             created_at=created_at,
             prev_public_hash=prev_public,
+            seal=public.seal(
+                salt, data=new.data, command=batch_command, command_id=command_id, actor=actor_id
+            )
+            if sealed
+            else None,
         )
         digest = event_hash(
             game_id=game.pk,
@@ -152,6 +162,7 @@ def append(
                 prev_hash=prev,
                 hash=digest,
                 public_hash=prev_public,
+                salt=salt,
             )
         )
         prev = digest
@@ -210,7 +221,9 @@ def _write(game: Game, rows: Sequence[Event], head: Mapping[str, Any]) -> None:
 def verify_chain(game_id: int, events: Iterable[Event] | None = None) -> bool:
     """Recompute every hash of the game's log from the stored fields, the public chain's too; True when both
     chains and the game's heads agree."""
-    game = Game.objects.only("version", "head_hash", "public_head_hash", "ruleset").get(pk=game_id)
+    game = Game.objects.only("version", "head_hash", "public_head_hash", "ruleset", "public_chain").get(
+        pk=game_id
+    )
     prev = prev_public = GENESIS_HASH
     expected_seq = 0
     for event in events if events is not None else load_stream(game_id):
@@ -237,6 +250,15 @@ def verify_chain(game_id: int, events: Iterable[Event] | None = None) -> bool:
             public_data=public.spectator_data(game.ruleset, event.data),
             created_at=event.created_at.isoformat(),
             prev_public_hash=prev_public,
+            seal=public.seal(
+                event.salt,
+                data=event.data,
+                command=event.command,
+                command_id=event.command_id,
+                actor=event.actor_id,
+            )
+            if game.public_chain >= 2
+            else None,
         )
         if digest != event.hash or prev_public != event.public_hash:
             return False

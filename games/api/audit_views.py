@@ -120,11 +120,18 @@ class RecordEventOutput(serializers.Serializer):
     public_hash = serializers.CharField(
         help_text="The public chain's hash: over the event as a spectator saw it, chained (docs/AUDIT.md)."
     )
+    salt = serializers.CharField(
+        required=False,
+        help_text="Format version 3 (public chain 2): the 16 random bytes (hex) the event's seal was salted "
+        "with, revealed now the game is over; absent in format version 2.",
+    )
 
 
 class RecordOutput(serializers.Serializer):
     format = serializers.ChoiceField(choices=[FORMAT])
-    format_version = serializers.IntegerField(help_text=f"{FORMAT_VERSION} (this format).")
+    format_version = serializers.IntegerField(
+        help_text=f"{FORMAT_VERSION} (this format; 2 for a game created before public chain 2)."
+    )
     game = RecordGameOutput()
     seats = RecordSeatOutput(many=True)
     seed = serializers.CharField(help_text="The game's 32-byte seed (hex), revealed now the game is over.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import UTC, datetime
 from functools import cache
@@ -116,10 +117,38 @@ def sample_game(slug: str = DEFAULT_RULESET, *, stop_after: int = 12) -> tuple[l
     return events, state
 
 
+_COMMAND_ID = "start:6c9b0f8e-2c55-4a3e-9d1e-6f1e1b1a2c3d"
+
+
+def sample_salt(seq: int) -> str:
+    """The sample game's salt of event ``seq``'s seal (public chain 2; the server draws them at random)."""
+    return hashlib.sha256(f"sample salt {seq}".encode()).hexdigest()[:32]
+
+
+@cache
+def seals(slug: str = DEFAULT_RULESET) -> list[str]:
+    """The sample game's seals (public chain 2, docs/AUDIT.md): each event's data, no command, the example's
+    command id and no actor, salted."""
+    from games.audit import public
+
+    rs = get_ruleset(slug)
+    events, _state = sample_game(slug)
+    return [
+        public.seal(
+            sample_salt(seq),
+            data=json.loads(json.dumps(rs.event_to_json(event))),
+            command=None,
+            command_id=_COMMAND_ID,
+            actor=None,
+        )
+        for seq, event in enumerate(events, start=1)
+    ]
+
+
 @cache
 def public_hashes(slug: str = DEFAULT_RULESET) -> list[str]:
     """The public chain (docs/AUDIT.md) of the sample game, as game 42 would have it: each event's
-    ``public_hash``, over what a spectator sees of it."""
+    ``public_hash``, over what a spectator sees of it and its seal (public chain 2)."""
     from games.audit import public
 
     rs = get_ruleset(slug)
@@ -135,6 +164,7 @@ def public_hashes(slug: str = DEFAULT_RULESET) -> list[str]:
             public_data=public.spectator_data(slug, data),
             created_at="2026-11-22T16:01:00+00:00",
             prev_public_hash=prev,
+            seal=seals(slug)[seq - 1],
         )
         out.append(prev)
     return out
@@ -194,6 +224,7 @@ def feed_items(viewer: int = 2, last: int = 2) -> list[dict[str, Any]]:
             "event": rs.redact_event(events[seq - 1], viewer, terminal=False),
             "hash": None,
             "public_hash": public_hashes()[seq - 1],
+            "seal": seals()[seq - 1],
         }
         for seq in range(n - last + 1, n + 1)
     ]
@@ -210,12 +241,13 @@ def record_event(seq: int = 1) -> dict[str, Any]:
         "schema_version": data["v"],
         "data": json.loads(json.dumps(data)),
         "created_at": "2026-11-22T16:00:00.123456+00:00",
-        "command_id": "start:6c9b0f8e-2c55-4a3e-9d1e-6f1e1b1a2c3d",
+        "command_id": _COMMAND_ID,
         "actor": None,
         "command": None,
         "prev_hash": "0" * 64,
         "hash": "4f1c2a0d5e1b9c8a7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c",
         "public_hash": public_hashes()[seq - 1],
+        "salt": sample_salt(seq),
     }
 
 

@@ -243,6 +243,12 @@ class FeedItemOutput(serializers.Serializer):
     public_hash = serializers.CharField(
         help_text="The event's public chain hash (over what a spectator sees: served at any time)."
     )
+    seal = serializers.CharField(
+        allow_null=True,
+        help_text="Public chain 2: the event's seal, SHA-256 of its salt and its other facts (unredacted "
+        "data, command, command id, actor), which its public hash covers (docs/AUDIT.md); null for a game "
+        "under public chain 1.",
+    )
 
 
 class FeedOutput(serializers.Serializer):

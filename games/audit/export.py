@@ -67,6 +67,8 @@ def game_record(game: Game) -> dict[str, Any]:
             "prev_hash": row.prev_hash,
             "hash": row.hash,
             "public_hash": row.public_hash,
+            # public chain 2: the seal's salt, revealed now the game is over (format version 3)
+            **({"salt": row.salt} if game.public_chain >= 2 else {}),
         }
         for row in store.load_stream(game.pk)
     ]

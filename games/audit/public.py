@@ -20,6 +20,10 @@ from games.rules.core import default_spectator_data
 from games.rules.registry import get_ruleset
 
 GENESIS: Final = "0" * 64
+CHAIN_VERSIONS: Final = (1, 2)
+"""The public chain's rules: 1 hashes what a spectator sees of an event; 2 (games created since issue 28, item
+15) also hashes its ``seal``, a salted hash of every other fact of the event (:func:`seal`)."""
+SALT_HEX: Final = 32  # a seal's salt: 16 random bytes, as lowercase hex
 
 
 def canonical_json(value: Any) -> bytes:
@@ -42,6 +46,17 @@ def spectator_data(ruleset: str, data: Mapping[str, Any]) -> dict[str, Any]:
     return default_spectator_data(rs, data)
 
 
+def seal(salt: str, *, data: Mapping[str, Any], command: Any, command_id: str, actor: int | None) -> str:
+    """Public chain 2: an event's seal, SHA-256 (hex) of its salt's 16 bytes followed by the canonical JSON of
+    the facts of the event the spectator's form does not show in full: its unredacted ``data``, the
+    ``command`` stored on it (``null`` but on a batch's first event), the ``command_id`` and the ``actor``.
+    The salt (``salt``: 32 lowercase hex digits) is drawn at random when the event is appended and kept
+    secret until the game is over (the record reveals it), so the seal, served while the game runs, tells
+    nothing of a private message or a face-down card, and pins them: a rewrite after the fact changes it."""
+    facts = {"data": data, "command": command, "command_id": command_id, "actor": actor}
+    return hashlib.sha256(bytes.fromhex(salt) + canonical_json(facts)).hexdigest()
+
+
 def public_hash(
     *,
     game_id: int,
@@ -51,8 +66,10 @@ def public_hash(
     public_data: Mapping[str, Any],
     created_at: str,
     prev_public_hash: str,
+    seal: str | None = None,
 ) -> str:
-    """SHA-256 (hex) of the canonical JSON of what a spectator sees of one event, chained."""
+    """SHA-256 (hex) of the canonical JSON of what a spectator sees of one event, chained; with its ``seal``
+    under public chain 2 (``None``: public chain 1, no ``seal`` member)."""
     record = {
         "game": game_id,
         "seq": seq,
@@ -62,12 +79,28 @@ def public_hash(
         "created_at": created_at,
         "prev_public_hash": prev_public_hash,
     }
+    if seal is not None:
+        record["seal"] = seal
     return hashlib.sha256(canonical_json(record)).hexdigest()
+
+
+def event_seal(event: Mapping[str, Any]) -> str | None:
+    """The seal of a record's event (public chain 2: it has a ``salt``), else ``None``."""
+    if "salt" not in event:
+        return None
+    return seal(
+        event["salt"],
+        data=event["data"],
+        command=event["command"],
+        command_id=event["command_id"],
+        actor=event["actor"],
+    )
 
 
 def chain_hash(ruleset: str, game_id: int, event: Mapping[str, Any], prev_public_hash: str) -> str:
     """The public hash of a record's event (``seq``, ``type``, ``schema_version``, ``data`` unredacted,
-    ``created_at`` as the record writes it) after ``prev_public_hash``."""
+    ``created_at`` as the record writes it; under public chain 2, an event with a ``salt``, its seal over
+    ``data``, ``command``, ``command_id`` and ``actor``) after ``prev_public_hash``."""
     return public_hash(
         game_id=game_id,
         seq=event["seq"],
@@ -76,4 +109,5 @@ def chain_hash(ruleset: str, game_id: int, event: Mapping[str, Any], prev_public
         public_data=spectator_data(ruleset, event["data"]),
         created_at=event["created_at"],
         prev_public_hash=prev_public_hash,
+        seal=event_seal(event),
     )

@@ -12,6 +12,7 @@ writes its record, as the server would export it for a game whose every seat is 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -38,11 +39,22 @@ class Batch:
     events: list[dict[str, Any]]
 
 
-def chain(game_id: int, batches: Sequence[Batch], ruleset: str) -> list[dict[str, Any]]:
+def simulated_salt(seed: str, seq: int) -> str:
+    """The salt of event ``seq``'s seal in a record the simulator makes (public chain 2): the server draws
+    each at random; the simulator derives them from the game's seed (hex) so that its records are the same
+    on every run: the first 16 bytes of SHA-256(seed || "seal/{seq}")."""
+    return hashlib.sha256(bytes.fromhex(seed) + f"seal/{seq}".encode()).hexdigest()[: public.SALT_HEX]
+
+
+def chain(
+    game_id: int, batches: Sequence[Batch], ruleset: str, *, public_chain: int = 2
+) -> list[dict[str, Any]]:
     """The record's events for ``batches`` of a game of ``ruleset`` (a registered slug: its spectator's view
-    makes the public chain), numbered and hash-chained (both chains) exactly as the event store does."""
+    makes the public chain), numbered and hash-chained (both chains) exactly as the event store does, under
+    ``public_chain`` 2 (each event's seal salted by :func:`simulated_salt`) or 1 (records made before)."""
     out: list[dict[str, Any]] = []
     prev = prev_public = GENESIS_HASH
+    seed = batches[0].events[0].get("seed") if batches and batches[0].events else None
     for batch in batches:
         for k, data in enumerate(batch.events):
             event: dict[str, Any] = {
@@ -57,6 +69,8 @@ def chain(game_id: int, batches: Sequence[Batch], ruleset: str) -> list[dict[str
                 "prev_hash": prev,
             }
             event["hash"] = prev = event_hash(game_id, event)
+            if public_chain >= 2:
+                event["salt"] = simulated_salt(seed or "", event["seq"])
             event["public_hash"] = prev_public = public.chain_hash(ruleset, game_id, event, prev_public)
             out.append(event)
     return out
@@ -70,9 +84,11 @@ def assemble(
     and the events (with both chains' hashes); the seed and its commitment are read from the first event (the
     caller makes sure the game is over)."""
     first = events[0]["data"] if events else {}
+    # format 3: the events are under public chain 2 (each has its seal's salt); format 2: public chain 1
+    sealed = bool(events) and all("salt" in e for e in events)
     return {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION,
+        "format_version": FORMAT_VERSION if sealed else 2,
         "game": dict(game),
         "seats": [dict(s) for s in seats],
         "seed": first.get("seed"),

@@ -6,12 +6,14 @@ prints a verdict and exits 0 when the record holds, 1 naming the first bad event
 file (or a checkpoint or key argument) cannot be read. The checks, in order (each failure names the first bad
 event):
 
-1. ``format``: the record's shape (format name and version 1 or 2, fields and their types).
+1. ``format``: the record's shape (format name and version 1, 2 or 3, fields and their types, each
+   ``created_at`` written exactly as the server writes it).
 2. ``signature`` (with ``--key``): the record is signed by that key (docs/AUDIT.md, "The signature").
 3. ``chain``: every event's ``seq`` (1, 2, 3, ...), ``prev_hash`` (the previous event's hash; 64 zeros for the
    first) and ``hash`` (SHA-256 of the canonical JSON of its stored fields), and the record's ``head_hash``.
-4. ``public``: the public chain recomputed from the events as a spectator sees them (``games.audit.public``)
-   matches the record's ``public_hash`` fields and ``public_head_hash`` (version 2) and every checkpoint
+4. ``public``: the public chain recomputed from the events as a spectator sees them (``games.audit.public``;
+   version 3, public chain 2: with each event's seal, a salted hash of its every other fact) matches the
+   record's ``public_hash`` fields and ``public_head_hash`` (versions 2 and 3) and every checkpoint
    ``(seq, head)`` a watcher saved while the game ran.
 5. ``seed``: SHA-256(seed) is the ``seed_commitment`` published in the first event (RULES.md R8.2), and the
    seed is the one the first and the last event carry; the record's options, fair flag and
@@ -48,8 +50,10 @@ from games.rules.registry import RULESETS
 from . import public
 
 FORMAT: Final = "goodcritters.record"
-FORMAT_VERSION: Final = 2  # what the server writes; this verifier reads 1 and 2
-READS: Final = (1, 2)
+FORMAT_VERSION: Final = (
+    3  # what the server writes (2 for a game under public chain 1); this verifier reads 1 to 3
+)
+READS: Final = (1, 2, 3)
 GENESIS_HASH: Final = "0" * 64
 
 EVENT_FIELDS: Final[dict[str, tuple[type, ...]]] = {
@@ -65,6 +69,9 @@ EVENT_FIELDS: Final[dict[str, tuple[type, ...]]] = {
     "hash": (str,),
 }
 EVENT_FIELDS_V2: Final = {**EVENT_FIELDS, "public_hash": (str,)}
+EVENT_FIELDS_V3: Final = {**EVENT_FIELDS_V2, "salt": (str,)}  # public chain 2: the seal's salt
+CREATED_AT: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{6})?\+00:00")
+"""An event's ``created_at`` as the server writes it: UTC, ``+00:00``, six fractional digits or none."""
 HOLDER_FIELDS: Final[dict[str, tuple[type, ...]]] = {
     "from_seq": (int,),
     "uid": (str,),
@@ -200,6 +207,15 @@ def _is_hex(text: Any, length: int) -> bool:
     return text == text.lower()
 
 
+def _is_created_at(text: str) -> bool:
+    if not CREATED_AT.fullmatch(text):
+        return False
+    try:
+        return datetime.fromisoformat(text).isoformat() == text  # a real time; no ".000000"
+    except ValueError:
+        return False
+
+
 def _check_format(record: Any) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
     if not isinstance(record, Mapping):
         raise _Bad(None, "format", "the record is not a JSON object")
@@ -265,7 +281,7 @@ def _check_format(record: Any) -> tuple[dict[str, Any], list[dict[str, Any]], in
     events = record.get("events")
     if not isinstance(events, list) or not events:
         raise _Bad(None, "format", "events must be a non-empty list")
-    fields = EVENT_FIELDS_V2 if version >= 2 else EVENT_FIELDS
+    fields = EVENT_FIELDS_V3 if version >= 3 else EVENT_FIELDS_V2 if version >= 2 else EVENT_FIELDS
     for position, event in enumerate(events, start=1):
         if not isinstance(event, Mapping):
             raise _Bad(position, "format", "an event is not a JSON object")
@@ -276,6 +292,15 @@ def _check_format(record: Any) -> tuple[dict[str, Any], list[dict[str, Any]], in
         if set(event) != set(fields):
             extra = sorted(set(event) - set(fields))
             raise _Bad(position, "format", f"unknown fields {extra}")
+        if version >= 3 and not _is_hex(event["salt"], public.SALT_HEX):
+            raise _Bad(position, "format", "salt must be 32 lowercase hex digits (16 bytes)")
+        if not _is_created_at(event["created_at"]):
+            raise _Bad(
+                position,
+                "format",
+                f"created_at {event['created_at']!r} is not written as the format says (ISO-8601 UTC with "
+                "+00:00, six fractional digits when the microseconds are not zero, none when they are)",
+            )
     return dict(game), list(events), version
 
 
@@ -323,7 +348,7 @@ def _check_public(
             raise _Bad(
                 event["seq"], "format", f"the event's data is malformed: {exc!r}", event["type"]
             ) from None
-        if version >= 2 and event["public_hash"] != prev:
+        if version >= 2 and event["public_hash"] != prev:  # version 3: public chain 2, sealed
             raise _Bad(
                 event["seq"],
                 "public",

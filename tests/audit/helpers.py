@@ -103,9 +103,12 @@ def rechain(record: dict[str, Any]) -> dict[str, Any]:
         event["prev_hash"] = prev
         event["hash"] = prev = event_hash(record["game"]["id"], event)
         if "public_hash" in event:
-            prev_public = public.chain_hash(
-                record["game"]["ruleset"], record["game"]["id"], event, prev_public
-            )
+            try:
+                prev_public = public.chain_hash(
+                    record["game"]["ruleset"], record["game"]["id"], event, prev_public
+                )
+            except (TypeError, ValueError):  # a salt the forger broke: the format check refuses it
+                continue
             event["public_hash"] = prev_public
     record["head_hash"] = prev
     if "public_head_hash" in record:
@@ -123,3 +126,82 @@ def first(record: dict[str, Any], kind: str, where: Any = None) -> dict[str, Any
 
 def tampered(record: dict[str, Any]) -> dict[str, Any]:
     return copy.deepcopy(record)
+
+
+def people_record(
+    slug: str,
+    players: int,
+    *,
+    options: dict[str, Any] | None = None,
+    game_no: int = 0,
+    game_id: int = 9,
+    public_chain: int = 2,
+) -> dict[str, Any]:
+    """A game of ``slug`` whose seats are people (uids ``p{seat}``, account ids ``100 + seat``) played by the
+    bots' moves: seat 1 first sends seat 2 a private message, then each seat plays (``sensible`` on odd seats,
+    ``random`` on even ones) with its person as the actor, and a step nobody moves in is expired by the system
+    (actor null). The clock moves one second per command."""
+    rs = get_ruleset(slug)
+    seed = game_seed(f"audit-people-{slug}", game_no)
+    names = [f"p{s}" for s in range(players)]
+    parsed = rs.parse_options(dict(options or {}))
+    start = rs.start_command(players=names, creator=names[0], options=parsed, seed=seed)
+    now = EPOCH
+    batches: list[Batch] = []
+    state = rs.initial_state()
+
+    def apply(command: Any, at: Any, actor: int | None) -> None:
+        nonlocal state
+        events = rs.decide(state, command, Context(now=at))
+        assert events, command
+        state = rs.fold(events, state)
+        stored = {**rs.command_to_json(command), "seat": getattr(command, "seat", None)}
+        batches.append(
+            Batch(stored, at.isoformat(), f"t:{len(batches)}", actor, [rs.event_to_json(e) for e in events])
+        )
+
+    apply(start, now, None)
+    now += timedelta(seconds=1)
+    message = {"type": "SendMessage", "text": "psst: I hold the key", "to": [2]}
+    apply(rs.command_from_json(message, 1), now, 101)
+    for _ in range(50_000):
+        if rs.is_terminal(state):
+            break
+        now += timedelta(seconds=1)
+        moved = False
+        for seat in range(players):
+            strategy = "sensible" if seat % 2 else "random"
+            command = rs.bot_command(state, seat, strategy=strategy, salt=game_no)
+            if command is not None:
+                apply(command, now, 100 + seat)
+                moved = True
+                break
+        if not moved:
+            waiting = rs.waiting(state)
+            assert waiting is not None
+            assert waiting.due_at is not None
+            now = max(now, waiting.due_at + timedelta(seconds=1))
+            apply(rs.expire_command(waiting.step_no), now, None)
+    assert rs.is_terminal(state), "the game did not end"
+    events = chain(game_id, batches, rs.slug, public_chain=public_chain)
+    started = events[0]["data"]
+    meta = {
+        "id": game_id,
+        "name": f"{slug} people",
+        "ruleset": rs.slug,
+        "ruleset_version": played_under(rs, started),
+        "options": rs.options_to_json(parsed),
+        "fair": started["fair"],
+        "status": "over",
+        "created_at": events[0]["created_at"],
+        "started_at": events[0]["created_at"],
+        "ended_at": events[-1]["created_at"],
+    }
+    started_options = getattr(rs, "started_options", None)
+    if started_options is not None:
+        meta["options"] = started_options(events)
+
+    def who(uid: str) -> dict[str, Any]:
+        return {"player_id": 100 + int(uid[1:]), "player": uid, "display_name": uid.upper(), "bot": None}
+
+    return assemble(meta, seat_entries(events, who), events)

@@ -44,6 +44,7 @@ def _spectator_chain(spectator: Any, game_id: int) -> list[str]:
             public_data=public.spectator_data("goodcritters", event),
             created_at=created,
             prev_public_hash=prev,
+            seal=item["seal"],
         )
         assert item["public_hash"] == prev
         out.append(prev)
@@ -68,6 +69,7 @@ def _running_feed_chain(spectator: Any, game_id: int) -> dict[str, Any]:
             public_data=event,
             created_at=item["created_at"].replace("Z", "+00:00"),
             prev_public_hash=prev,
+            seal=item["seal"],
         )
         assert item["public_hash"] == prev
     head: dict[str, Any] = body["public_head"]

@@ -5,6 +5,7 @@ default key's derivation. Also: the swaps ``commit_no`` catches."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -13,8 +14,11 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from games.audit import public, signature
+from games.audit.record import simulated_record
 from games.audit.verify import verify_record
 from games.rules import rng
+from games.rules.registry import get_ruleset
+from games.rules.simulate import game_seed
 from tests.audit.helpers import rechain, sim_record, tampered
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "AUDIT.md"
@@ -93,3 +97,75 @@ def test_swapped_commitment_numbers_are_caught() -> None:
     verdict = verify_record(rechain(bad))
     assert verdict.error is not None
     assert (verdict.error.check, verdict.error.seq) == ("commitment", min(chosen[0]["seq"], chosen[1]["seq"]))
+
+
+def test_the_public_chain_2_vector() -> None:
+    """Issue 28 item 15: the seal and the public hash of public chain 2, as docs/AUDIT.md writes them."""
+    v = _one("public2")
+    event: dict[str, Any] = json.loads(v["event"])
+    data = event["data"]
+    assert public.spectator_data(v["ruleset"], data) == json.loads(v["spectator"])
+    assert public.event_seal(event) == v["seal"]
+    facts = {k: event[k] for k in ("data", "command", "command_id", "actor")}
+    assert (
+        hashlib.sha256(bytes.fromhex(event["salt"]) + public.canonical_json(facts)).hexdigest() == v["seal"]
+    )
+    assert public.chain_hash(v["ruleset"], int(v["game"]), event, v["prev"]) == v["public_hash"]
+    without = {k: val for k, val in event.items() if k != "salt"}  # public chain 1: no seal
+    assert public.chain_hash(v["ruleset"], int(v["game"]), without, v["prev"]) != v["public_hash"]
+
+
+def test_the_canonical_ascii_vector() -> None:
+    """Issue 28 item 16: commitments' canonical JSON escapes every character outside U+0020..U+007E, U+007F
+    included; the hashes' canonical JSON does not."""
+    (_i, given), (_o, written) = _vectors("canonical_ascii")
+    value = json.loads(given)
+    assert rng.canonical_json(value) == written.encode("ascii")
+    assert "\\u007f" in written
+    assert b"\x7f" in public.canonical_json(value)
+
+
+def test_the_loose_triggers_counters_are_numbered_as_the_doc_says() -> None:
+    """Issue 28 item 20: docs/AUDIT.md numbers ``random/{k}`` by the game's earlier ``LootTaken`` events with
+    ``chosen: false`` and ``remake/{k}`` by its earlier ``ActionDeckRemade`` events, from 0; recomputed here
+    from the state folded just before each such event of simulated Loose Triggers games (LT4.1, LT4.6)."""
+    text = DOC.read_text(encoding="utf-8")
+    assert "`k` counts the game's earlier `LootTaken` events with `chosen: false`: `0` for the first" in text
+    assert "`k` counts the game's earlier `ActionDeckRemade` events: `0` for the first remake" in text
+    rs = get_ruleset("loose_triggers")
+    seen = {"random": 0, "remake": 0}
+    for game_no in range(12):
+        record = simulated_record(
+            players=4 + game_no % 3, seed=game_seed("doc-counters", game_no), salt=game_no, ruleset=rs.slug
+        )
+        seed = bytes.fromhex(record["seed"])
+        state = rs.initial_state()
+        taken = remade = 0
+        for event in record["events"]:
+            data = event["data"]
+            inner = getattr(state, "game", state)
+            if data["type"] == "LootTaken" and not data["chosen"]:
+                stack = sorted(inner.stacks[data["victim"]])
+                assert list(inner.stacks[data["victim"]]) == stack
+                assert data["card"] == stack[rng.Stream(seed, f"random/{taken}").below(len(stack))]
+                taken += 1
+            if data["type"] == "ActionDeckRemade":
+                shuffled = rng.Stream(seed, f"remake/{remade}").shuffle(list(inner.action_discard))
+                assert data["deck"] == shuffled
+                remade += 1
+            state = rs.fold([rs.event_from_json(data)], state)
+        seen["random"] += taken
+        seen["remake"] += remade
+    assert seen["random"] >= 2
+    assert seen["remake"] >= 2
+
+
+def test_the_loose_triggers_commitment_vector() -> None:
+    """Issue 28 item 16 (LT3.3): a Loose Triggers commitment hashes the bare card number after its salt."""
+    v = _one("lt_commitment")
+    seed = bytes.fromhex(v["seed"])
+    salt = rng.salt(seed, "salt/0")
+    assert salt.hex() == v["salt/0"]
+    for card in (12, -1):
+        expected = hashlib.sha256(salt + str(card).encode("ascii")).hexdigest()
+        assert rng.commitment(salt, card) == expected == v[f"card {card}"]

@@ -183,3 +183,22 @@ def test_a_loose_triggers_record_made_before_its_rules_2_still_verifies() -> Non
     fired = next(i for i, e in enumerate(bad["events"]) if e["data"].get("outcome") == "ducked")
     bad["events"][fired]["data"]["outcome"] = "hit"
     assert not verify_record(bad).ok
+
+
+@pytest.mark.parametrize("slug", ["loose_triggers", "were_cats"])
+def test_a_loose_triggers_or_were_cats_record_made_by_main_still_verifies(slug: str) -> None:
+    """Issue 28 item 15: records of Loose Triggers and Were-cats made by main at 65d220b, before the public
+    chain committed to every fact of an event (``fixtures/make_main_records.py``: people's seats, a private
+    message), verify with that day's public chain (format 2), and are still checked."""
+    name = f"record-v2-main-65d220b-{slug}.json"
+    record = load(name)
+    assert (record["format_version"], record["game"]["ruleset"]) == (2, slug)
+    message = next(e for e in record["events"] if e["type"] == "MessageSent")
+    assert message["data"]["to"] == [2]
+    assert message["actor"] == 101
+    verdict = verify_record(record)
+    assert verdict.ok, verdict.text()
+    assert verdict.events == len(record["events"])
+    bad = load(name)
+    next(e for e in bad["events"] if e["type"] == "MessageSent")["data"]["text"] = "rewritten"
+    assert not verify_record(bad).ok

@@ -79,6 +79,7 @@ def test_the_public_chain_is_what_a_spectator_saw(game: tuple[dict[str, Any], st
             public_data=shown,
             created_at=event["created_at"],
             prev_public_hash=prev,
+            seal=public.event_seal(event),  # public chain 2: the event's other facts, salted
         )
         assert event["public_hash"] == prev
     assert record["public_head_hash"] == prev

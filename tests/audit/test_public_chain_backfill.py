@@ -19,7 +19,9 @@ pytestmark = pytest.mark.django_db
 migration = importlib.import_module("games.migrations.0007_public_chain")
 
 
-def test_the_backfill_computes_the_public_chain_of_stored_events() -> None:
+def test_the_backfill_computes_the_public_chain_of_stored_events(monkeypatch: pytest.MonkeyPatch) -> None:
+    # games of that day: public chain 1 (migration 0009 keeps them on it; games created since use 2)
+    monkeypatch.setattr(Game._meta.get_field("public_chain"), "_get_default", lambda: 1)
     table = start_table(4)
     play_to_end(table.game_id, {a.player.pk: a for a in table.apis})
     running = start_table(5)  # and a game still running

@@ -49,7 +49,7 @@ def test_the_record_of_a_finished_game_verifies(alice: Api, finished: Game, tmp_
     assert response.status_code == 200, response.content
     record = response.json()
     assert record["format"] == "goodcritters.record"
-    assert record["format_version"] == 2
+    assert record["format_version"] == 3  # public chain 2 (issue 28 item 15)
     assert record["game"]["id"] == finished.pk
     assert record["game"]["ruleset_version"] == "3"  # the rules it was played under (ruling 32)
     assert record["game"]["options"] == finished.options

@@ -16,7 +16,7 @@ import pytest
 
 from games.audit.verify import Verdict, verify_file, verify_record
 from games.rules import rng
-from tests.audit.helpers import absent_record, first, rechain, sim_record, tampered
+from tests.audit.helpers import absent_record, first, people_record, rechain, sim_record, tampered
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -250,7 +250,7 @@ def test_a_changed_time_is_caught(record: dict[str, Any]) -> None:
 
 def test_an_unfinished_or_malformed_record_is_refused(record: dict[str, Any]) -> None:
     assert_caught(verify_record([]), None, "format")
-    assert_caught(verify_record({**record, "format_version": 3}), None, "format")
+    assert_caught(verify_record({**record, "format_version": 4}), None, "format")
     assert_caught(verify_record({**record, "seed": "zz"}), 1, "seed")
     bad = tampered(record)
     bad["events"][3]["surprise"] = 1
@@ -338,3 +338,29 @@ def test_a_command_attributed_to_another_player_is_caught() -> None:
     bad = tampered(record)
     bad["events"][0]["actor"] = 101  # the start is the system's
     assert_caught(verify_record(rechain(bad)), 1, "rules")
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "2026-01-01T00:00:01.0000000+00:00",  # seven fractional digits: the same instant
+        "2026-01-01T00:00:01.000000+00:00",  # six zeros: isoformat writes none
+        "2026-01-01T00:00:01.00000+00:00",
+        "2026-01-01T00:00:01Z",
+        "2026-01-01T01:00:01+01:00",
+        "2026-01-01T00:00:01",
+    ],
+)
+def test_created_at_must_be_written_as_the_format_says(spelling: str) -> None:
+    """Issue 28 item 16: ``created_at`` is ISO-8601 UTC with ``+00:00`` and six fractional digits or none
+    (docs/AUDIT.md); the verifier refuses any other spelling, even of the same instant, though a forger
+    recomputed every hash (on main, seven fractional digits passed)."""
+    record = people_record("goodcritters", 4)
+    seq = first(record, "MessageSent")["seq"]
+    message = record["events"][seq - 1]
+    assert (message["command"]["type"], message["created_at"]) == ("SendMessage", "2026-01-01T00:00:01+00:00")
+    assert verify_record(record).ok
+    bad = tampered(record)
+    bad["events"][seq - 1]["created_at"] = spelling
+    assert bad["events"][seq]["command"] is not None  # the message's batch is this one event
+    assert_caught(verify_record(rechain(bad)), seq, "format")

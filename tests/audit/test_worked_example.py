@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
+from games.audit import public
 from games.audit import record as record_cli
-from games.audit.verify import verify_file
+from games.audit.verify import verify_file, verify_record
 from games.rules import rng
 from games.rules.registry import get_ruleset
 
@@ -112,3 +113,18 @@ def test_the_values_quoted_in_the_doc_follow_from_the_seed(example: dict[str, An
         "shares": [[89], [74, 45], [88, 100, 49], []],
         "seat": 0,
     }
+
+
+def test_the_public_chain_values_quoted_in_the_doc(example: dict[str, Any]) -> None:
+    """Issue 28 item 16: the worked example's public chain values, its game id (1, whatever ``--game``) and
+    its lack of a signature, as docs/AUDIT.md says."""
+    doc = " ".join(DOC.read_text(encoding="utf-8").replace("`", "").split())
+    event = example["events"][9]
+    assert (example["format_version"], example["game"]["id"]) == (3, 1)
+    assert "signature" not in example
+    assert "game.id is **1**" in doc
+    assert "no signature" in doc
+    assert f"its salt is {event['salt']}, its seal {public.event_seal(event)}" in doc
+    assert f"its public_hash {event['public_hash']}" in doc
+    assert f"public_head_hash {example['public_head_hash']}" in doc
+    assert verify_record(example, checkpoints=[(10, event["public_hash"])]).ok
