@@ -171,9 +171,7 @@ def test_a_loose_triggers_record_made_before_the_aim_window_still_verifies() -> 
     assert record["game"]["ruleset_version"] == "1"
     kinds = [e["type"] for e in record["events"]]
     assert {"LootGiven", "Aimed", "DiscussionEnded", "GameEnded"} <= set(kinds)
-    gives = [
-        e["data"] for e in record["events"] if e["type"] == "StepOpened" and e["data"]["step"] == "give"
-    ]
+    gives = [e["data"] for e in record["events"] if e["type"] == "StepOpened" and e["data"]["step"] == "give"]
     assert gives
     assert all(e["data"]["step"] != "aim" for e in record["events"] if e["type"] == "StepOpened")
     verdict = verify_record(record)

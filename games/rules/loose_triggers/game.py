@@ -5,6 +5,7 @@ absences and messages are the table's."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, Final
 
 from games.rules.core import JSON, Context, RuleError, RulesetTypes, Sample, Viewer
@@ -14,17 +15,23 @@ from . import bots, decide, evolve, hooks, serde, types, views
 from .commands import CloseStep, Command, Resign, StartGame
 from .errors import rule_error
 from .events import EVENT_CLASSES, Event
-from .options import Options, options_to_json, parse_options
-from .state import CHOOSE, INITIAL_STATE, OVER, State
+from .options import OWN_DEADLINES, RULES, RULES_KNOWN, Options, options_to_json, parse_options
+from .state import INITIAL_STATE, OVER, State
 
 _SETUP_KEYS: Final[tuple[str, ...]] = ("seats", "loot_deck", "bagman")
 
 
 class LooseTriggers:
     slug: str = "loose_triggers"
-    version: str = "lt-1"
+    version: str = "lt-2"
     name: str = "Loose Triggers"
     deadline_steps: tuple[str, ...] = ("give", "choose", "pick")  # LT7.1 (elect: give; claim, grab: pick)
+    # LT2.5's ``deadlines.aim`` is the game's own (0: no window, which only the game can tell; ruling 23)
+    own_deadlines: tuple[str, ...] = OWN_DEADLINES
+    # the rules this code plays, each game to its end under the rules it started with (ruling 24, as
+    # GoodCritters' ruling 32); a game made now plays under ``RULES`` (the table writes it into its options)
+    rules_versions: tuple[str, ...] = tuple(str(r) for r in RULES_KNOWN)
+    new_game_options: Mapping[str, Any] = MappingProxyType({"rules": RULES})
     player_commands: tuple[type[Any], ...] = types.PLAYER_COMMANDS
     event_classes: tuple[type[Any], ...] = EVENT_CLASSES
     types: RulesetTypes = types.TYPES
@@ -34,7 +41,7 @@ class LooseTriggers:
         options={
             "countdown": 90,
             "max_retargets": 2,
-            "deadlines": {"give": 3600, "choose": 3600, "pick": 3600},
+            "deadlines": {"give": 3600, "choose": 3600, "pick": 3600, "aim": 60},
             "absence": {"extensions": 1, "autopilot_after": 3},
             "pause_by": "vote",
             "warn_before": 600,
@@ -124,6 +131,10 @@ class LooseTriggers:
     def players(self, state: State) -> tuple[str, ...]:
         return state.players
 
+    def rules_version(self, state: State) -> str:
+        """The rules the started game ``state`` plays under, as its ``GameStarted.options`` say."""
+        return str(state.options.rules)
+
     def waiting(self, state: State) -> Step | None:
         w = hooks.waiting(state)
         if w is None:
@@ -135,11 +146,11 @@ class LooseTriggers:
             deadline=w.deadline.removeprefix("deadlines."),
             seconds=w.seconds,
             closes=w.step in hooks.CLOSED_BY_TABLE,
-            ready=w.step == CHOOSE,
+            ready=w.step in hooks.READY_FLAGS,
         )
 
     def close_command(self, step_no: int, reason: str = "deadline") -> CloseStep:
-        return CloseStep(seat=None, step_no=step_no)
+        return CloseStep(seat=None, step_no=step_no, reason=reason)
 
     def resign_command(self, seat: int) -> Resign:
         return Resign(seat=None, target=seat)

@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Final
 
 from games.rules.codec import Codec, options_codec
+from games.rules.core import JSON
 
-from .commands import COMMAND_CLASSES, SYSTEM_COMMANDS, Command
+from .commands import COMMAND_CLASSES, SYSTEM_COMMANDS, CloseStep, Command
 from .errors import rule_error
 from .events import EVENT_CLASSES, Event
 from .options import Options, options_to_json, parse_options
@@ -29,5 +30,13 @@ CODEC: Final[Codec[Event, Command]] = Codec(
 
 event_to_json = CODEC.event_to_json
 event_from_json = CODEC.event_from_json
-command_to_json = CODEC.command_to_json
 command_from_json = CODEC.command_from_json
+
+
+def command_to_json(command: Command) -> JSON:
+    """A command's JSON; a ``CloseStep`` without a ``reason`` is written as it always was (no ``reason``)."""
+    if isinstance(command, CloseStep) and command.reason is None:
+        return CODEC.write(
+            CODEC.command_specs[CloseStep.TYPE], command, {"type": CloseStep.TYPE}, leave_out=("reason",)
+        )
+    return CODEC.command_to_json(command)
