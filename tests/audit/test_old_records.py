@@ -202,3 +202,28 @@ def test_a_loose_triggers_or_were_cats_record_made_by_main_still_verifies(slug: 
     bad = load(name)
     next(e for e in bad["events"] if e["type"] == "MessageSent")["data"]["text"] = "rewritten"
     assert not verify_record(bad).ok
+
+
+def test_a_loose_triggers_record_made_before_the_aim_window_still_verifies() -> None:
+    """Issue 28 item 2 (LT2.5, ruling 32): ``fixtures/record-v2-lt-main-65d220b.json``, a finished bot game of
+    Loose Triggers made by main at 65d220b (``games.audit.record.simulated_record``: 5 players, deadlines on
+    give, choose and pick), before LT2.5's aim window. It is re-decided under the rules it started with (LT
+    rules 1: no window, each give straight after the display or the previous give) to the same events."""
+    record = load("record-v2-lt-main-65d220b.json")
+    assert (record["format_version"], record["game"]["ruleset"]) == (2, "loose_triggers")
+    assert record["game"]["ruleset_version"] == "1"
+    kinds = [e["type"] for e in record["events"]]
+    assert {"LootGiven", "Aimed", "DiscussionEnded", "GameEnded"} <= set(kinds)
+    gives = [e["data"] for e in record["events"] if e["type"] == "StepOpened" and e["data"]["step"] == "give"]
+    assert gives
+    assert all(e["data"]["step"] != "aim" for e in record["events"] if e["type"] == "StepOpened")
+    verdict = verify_record(record)
+    assert verdict.ok, verdict.text()
+    assert (verdict.events, verdict.commands) == (
+        len(record["events"]),
+        sum(e["command"] is not None for e in record["events"]),
+    )
+    bad = load("record-v2-lt-main-65d220b.json")  # and it is still checked: a give moved is caught
+    given = next(e for e in bad["events"] if e["type"] == "LootGiven")
+    given["data"]["to"] = (given["data"]["to"] + 1) % 5
+    assert not verify_record(bad).ok

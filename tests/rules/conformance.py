@@ -370,7 +370,8 @@ class Game:
         if self.n > 3 and not self.terminal() and rnd.random() < 0.01:  # to other seats: seats 3... send
             to = rnd.choice([None, [0], [1, 2]])
             self.said += 1
-            text = f"let's make a deal, {self.said:x}{self.salt:x}"  # a private text is a secret
+            # a private text is a secret; delimited, so that no text is a part of another
+            text = f"let's make a deal, #{self.said:x}/{self.salt:x}#"
             if to is not None:
                 self.private.append((text, rnd.randrange(3, self.n), frozenset(to)))
                 seat = self.private[-1][1]

@@ -119,7 +119,8 @@ def _raw(api: Api, game_id: int) -> None:
 
 
 def test_malformed_loose_triggers_commands_are_refused_and_change_nothing() -> None:
-    t = open_game("loose_triggers", 4, [], {"deadlines": {"give": 40, "choose": 40, "pick": 40}})
+    # no aim window (LT2.5): the Bagman's give is open at once
+    t = open_game("loose_triggers", 4, [], {"deadlines": {"give": 40, "choose": 40, "pick": 40, "aim": 0}})
     bagman = t.state()["bagman"]
     other = next(s for s in t.by_seat if s != bagman)
     for seat in (bagman, other):

@@ -25,7 +25,8 @@ from tests.table.helpers import Seated, due, open_game, play_to_end, problem, sw
 pytestmark = pytest.mark.django_db
 
 OPTIONS: dict[str, Any] = {
-    "deadlines": {"give": 40, "choose": 40, "pick": 40},
+    # no aim window (LT2.5, tested in test_loose_triggers_aim_window.py): the scenes below are the deal's
+    "deadlines": {"give": 40, "choose": 40, "pick": 40, "aim": 0},
     "countdown": 30,
     "absence": {"extensions": 1, "autopilot_after": 2},
 }
@@ -61,7 +62,7 @@ def test_loose_triggers_by_web_countdown_ready_absence_handover_pause_resign_to_
     # who would then give every card at once (LT7.3) and end the game before the pause is shown
     a, b, absent, quitter = sorted((s for s in t.by_seat if s != creator), key=lambda s: (s != bagman, s))
     start = t.body()
-    assert start["game"]["options"]["deadlines"] == {"give": 40, "choose": 40, "pick": 40}
+    assert start["game"]["options"]["deadlines"] == {"give": 40, "choose": 40, "pick": 40, "aim": 0}
     assert start["state"]["play"]["step"] == "give"  # R7.1: the Bagman's give has a deadline
     assert start["state"]["play"]["due_at"] is not None
 

@@ -69,10 +69,19 @@ def test_a_pause_ends_by_itself_after_the_longest_pause() -> None:
 
 
 def test_a_resigned_bagman_gives_every_card_at_once_round_robin() -> None:
-    """LT7.3 as written ("plays the defaults at once: gives round-robin as Bagman"): nobody else can act in
-    between, so the Bagman's resignation deals the rest of the Loot and ends the game (see the report: a
-    ruling to make)."""
+    """LT7.3 as written ("plays the defaults at once: gives round-robin as Bagman"). With LT2.5's aim window
+    the others get their moment to shoot before each give (the resigned Bagman waits like a bot); without it
+    (``deadlines.aim`` 0) nobody else can act in between, so the Bagman's resignation deals the rest of the
+    Loot and ends the game."""
     t = open_game("loose_triggers", 5, [], {"deadlines": {"give": 40, "choose": 40, "pick": 40}})
+    bagman = t.state()["bagman"]
+    body = t.ok(bagman, "resign")
+    assert body["over"] is False
+    assert t.events("LootGiven") == []
+    assert t.play()["step"] == "aim"
+    assert t.play()["waiting_on"] == [s for s in range(5) if s != bagman]
+
+    t = open_game("loose_triggers", 5, [], {"deadlines": {"give": 40, "choose": 40, "pick": 40, "aim": 0}})
     bagman = t.state()["bagman"]
     body = t.ok(bagman, "resign")
     assert body["over"] is True

@@ -7,6 +7,11 @@ aims at the one holding most; it aims back at whoever aims at it; it plays DUCK!
 IN THE FIRE! when one Wound from death, BANG! when it has a target, and picks, claims and grabs the best Loot
 it can see.
 
+In LT2.5's aim window a bot has no command of its own but an ``Aim`` (the sensible bot's reasons above, the
+random bot's chance, or a random bot's ``BurnLoot``): when it sends none, the table raises its ready flag
+(``Table.bot_command``: a pass), so bots and seats on autopilot pass at once unless they aim; a bot Bagman
+waits for the window to close.
+
 A bot is a pure function of the state, its seat and ``salt`` (a local SplitMix64, never the global random). It
 only sends legal commands; Discussions stay bounded by LT3.2/LT3.6, so bot games end.
 

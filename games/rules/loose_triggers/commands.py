@@ -41,11 +41,15 @@ class Resign:
 @dataclass(frozen=True, slots=True)
 class CloseStep:
     """System (the table): step ``step_no`` closes: the Countdown reached 0 (LT3.3), every Gunner is ready or
-    the choice's deadline passed (LT3.4), the vote's deadline passed (LT5.4). Stale: refused."""
+    the choice's deadline passed (LT3.4), the vote's deadline passed (LT5.4), every other player passed or
+    the aim window's time is up (LT2.5). Stale: refused. ``reason`` (the table's ``close_command``):
+    ``ready`` or ``deadline``; the aim window's close records it (``AimWindowClosed``); absent (null) from
+    the commands stored before LT2.5 and left out of the JSON when null."""
 
     TYPE: ClassVar[str] = "CloseStep"
     seat: None
     step_no: int
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

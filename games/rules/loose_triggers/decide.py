@@ -50,6 +50,7 @@ from .events import (
     ActionDiscarded,
     ActionsRevealed,
     Aimed,
+    AimWindowClosed,
     BagmanChanged,
     BagmanElected,
     BangFired,
@@ -74,6 +75,7 @@ from .events import (
 from .evolve import HANDLERS
 from .options import RULES_2, RULES_KNOWN
 from .state import (
+    AIM,
     CHOOSE,
     CLAIM,
     COUNTDOWN,
@@ -260,7 +262,8 @@ def _open(run: _Run, step: str, seat: int = NO_CARD, target: int = NO_CARD, clai
 
 
 def _settle(run: _Run) -> None:
-    """No Discussion runs: end the game (LT6.1), elect a Bagman (LT5.4), display Loot (LT2.1) or give."""
+    """No Discussion runs: end the game (LT6.1), elect a Bagman (LT5.4), display Loot (LT2.1), then the aim
+    window (LT2.5, rules 2: before each give) or the give."""
     s = run.state
     living = s.living()
     if len(living) <= 1 or (not s.display and not s.loot_deck):
@@ -283,7 +286,7 @@ def _settle(run: _Run) -> None:
                 face_down=tuple(i >= count - down for i in range(count)),
             )
         )
-    _open(run, GIVE)
+    _open(run, AIM if s.options.aim_window else GIVE)
 
 
 def next_living(state: State, after: int, *, skip_resigned: bool = False) -> int:
@@ -320,6 +323,12 @@ def _need_slot(state: State, slot: int) -> None:
 
 def _give(run: _Run, seat: int, command: GiveLoot) -> None:
     s = run.state
+    if s.step == AIM:  # LT2.5: the give waits until the window closes
+        if seat != s.bagman:
+            fail("not_bagman", "only the Bagman gives Loot")
+        fail(
+            "aim_window", "the aim window is open: you give once every other player passed or its time is up"
+        )
     _need_step(s, GIVE)
     if seat != s.bagman:
         fail("not_bagman", "only the Bagman gives Loot")
@@ -365,6 +374,8 @@ def _aim(run: _Run, seat: int, command: Aim) -> None:
     else:
         fail("wrong_step", "the Discussion has locked")
     run.emit(Aimed(seat=seat, target=target, how=how))
+    if s.step == AIM:  # LT2.5: the aim closes the window; the deal resumes after the Discussion (ruling 25)
+        run.emit(AimWindowClosed(step_no=s.step_no, reason="aimed"))
     _open(run, COUNTDOWN)
 
 
@@ -372,7 +383,14 @@ def _close_step(run: _Run, command: CloseStep) -> None:
     s = run.state
     if command.step_no != s.step_no:
         fail("stale_step", "that step is not the current one")
-    if s.step == COUNTDOWN:
+    if command.reason not in (None, "ready", "deadline"):
+        fail("invalid_command", "a step closes for 'ready' or 'deadline'")
+    if s.step == AIM:  # LT2.5: every other player passed, or the window's time is up
+        run.emit(
+            AimWindowClosed(step_no=s.step_no, reason="passed" if command.reason == "ready" else "deadline")
+        )
+        _open(run, GIVE)
+    elif s.step == COUNTDOWN:
         run.emit(CountdownEnded())
         _open_choose(run)
     elif s.step == CHOOSE:

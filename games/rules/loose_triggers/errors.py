@@ -17,6 +17,10 @@ CATALOGUE: Final[dict[str, tuple[ErrorKind, str]]] = {
     "game_over": (CONFLICT, "the game is over"),
     "wrong_step": (CONFLICT, "the game is not waiting for this command now"),
     "stale_step": (CONFLICT, "the step to close is not the current one"),
+    "aim_window": (
+        CONFLICT,
+        "the aim window before the give is open: the Bagman gives once it closes (LT2.5)",
+    ),
     "system_only": (FORBIDDEN, "only the system may send this command"),
     "player_only": (FORBIDDEN, "only a seated player may send this command"),
     "not_seated": (FORBIDDEN, "the seat is not at this table"),

@@ -49,7 +49,8 @@ class SeatResigned:
 
 @dataclass(frozen=True, slots=True)
 class StepOpened:
-    """A waiting step opened (give, countdown, choose, pick, claim, grab, elect) with a new ``step_no``."""
+    """A waiting step opened (aim, give, countdown, choose, pick, claim, grab, elect) with a new
+    ``step_no``."""
 
     TYPE: ClassVar[str] = "StepOpened"
     VERSION: ClassVar[int] = 1
@@ -275,6 +276,18 @@ class BagmanElected:
 
 
 @dataclass(frozen=True, slots=True)
+class AimWindowClosed:
+    """LT2.5: the aim window ``step_no`` before a give closed: every other living, not resigned player
+    passed (``passed``), its time was up (``deadline``) or someone aimed (``aimed``: a Discussion opened).
+    Who passed is in the table's ``ReadySet`` events, when it opened in its ``StepOpened``."""
+
+    TYPE: ClassVar[str] = "AimWindowClosed"
+    VERSION: ClassVar[int] = 1
+    step_no: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class DiscussionEnded:
     TYPE: ClassVar[str] = "DiscussionEnded"
     VERSION: ClassVar[int] = 1
@@ -318,6 +331,7 @@ Event = (
     | LootBurned
     | VoteCast
     | BagmanElected
+    | AimWindowClosed
     | DiscussionEnded
     | GameEnded
 )
@@ -345,6 +359,7 @@ EVENT_CLASSES: tuple[type[Event], ...] = (
     LootBurned,
     VoteCast,
     BagmanElected,
+    AimWindowClosed,
     DiscussionEnded,
     GameEnded,
 )

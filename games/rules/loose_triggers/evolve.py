@@ -354,6 +354,10 @@ def _game_ended(s: State, e: GameEnded) -> State:
     )
 
 
+def _aim_window_closed(s: State, e: Any) -> State:
+    return s  # LT2.5: a record of the close; the step that follows opens next (StepOpened)
+
+
 HANDLERS: Final[dict[str, Callable[[State, Any], State]]] = {
     "GameStarted": _game_started,
     "SeatResigned": _seat_resigned,
@@ -377,6 +381,7 @@ HANDLERS: Final[dict[str, Callable[[State, Any], State]]] = {
     "LootBurned": _loot_burned,
     "VoteCast": _vote_cast,
     "BagmanElected": _bagman_elected,
+    "AimWindowClosed": _aim_window_closed,
     "DiscussionEnded": _discussion_ended,
     "GameEnded": _game_ended,
 }

@@ -5,6 +5,8 @@ absences and messages are the table's."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from types import MappingProxyType
 from typing import Any, Final
 
 from games.rules.core import JSON, Context, RuleError, RulesetTypes, Sample, Viewer
@@ -14,8 +16,8 @@ from . import bots, decide, evolve, hooks, serde, types, views
 from .commands import CloseStep, Command, Resign, StartGame
 from .errors import rule_error
 from .events import EVENT_CLASSES, Event
-from .options import RULES, RULES_KNOWN, Options, options_to_json, parse_options
-from .state import CHOOSE, INITIAL_STATE, OVER, State
+from .options import OWN_DEADLINES, RULES, RULES_KNOWN, Options, options_to_json, parse_options
+from .state import INITIAL_STATE, OVER, State
 
 _SETUP_KEYS: Final[tuple[str, ...]] = ("seats", "loot_deck", "bagman")
 
@@ -25,6 +27,13 @@ class LooseTriggers:
     version: str = "lt-2"
     name: str = "Loose Triggers"
     deadline_steps: tuple[str, ...] = ("give", "choose", "pick")  # LT7.1 (elect: give; claim, grab: pick)
+    # LT2.5's ``deadlines.aim`` is the game's own (0: no window, which only the game can tell; ruling 25)
+    own_deadlines: tuple[str, ...] = OWN_DEADLINES
+    # the rules this code plays, oldest first, each game to its end under the rules it started with (ruling
+    # 32, README "Rules versions"): a game made now plays under ``RULES``, written in its start command and
+    # ``GameStarted`` (``rules``) and, for LT2.5's window, in its options (the table writes it in)
+    rules_versions: tuple[str, ...] = tuple(str(r) for r in RULES_KNOWN)
+    new_game_options: Mapping[str, Any] = MappingProxyType({"rules": RULES})
     player_commands: tuple[type[Any], ...] = types.PLAYER_COMMANDS
     event_classes: tuple[type[Any], ...] = EVENT_CLASSES
     types: RulesetTypes = types.TYPES
@@ -34,16 +43,13 @@ class LooseTriggers:
         options={
             "countdown": 90,
             "max_retargets": 2,
-            "deadlines": {"give": 3600, "choose": 3600, "pick": 3600},
+            "deadlines": {"give": 3600, "choose": 3600, "pick": 3600, "aim": 60},
             "absence": {"extensions": 1, "autopilot_after": 3},
             "pause_by": "vote",
             "warn_before": 600,
         },
         commands={"ElectBagman": {"candidate": 2}},  # LT5.4: only when the Bagman dies
     )
-    # the rules this code plays, oldest first, each game to its end under the rules it started with (ruling
-    # 32, README "Rules versions"); ``start_command`` gives the last unless told
-    rules_versions: tuple[str, ...] = tuple(str(r) for r in RULES_KNOWN)
 
     def rules_version(self, state: State) -> str:
         """The rules the started game ``state`` plays under, as its log says (``GameStarted``)."""
@@ -85,16 +91,18 @@ class LooseTriggers:
             bagman = setup.get("bagman")
             if bagman is not None and type(bagman) is not int:
                 raise TypeError("bagman")
+            version = RULES if rules is None else int(rules)
             return StartGame(
                 seat=None,
                 players=tuple(str(p) for p in players),
-                options=options,
+                # one version: the options' ``rules`` (which LT2.5's window reads) are the start's own
+                options=replace(options, rules=version),
                 seed=seed,
                 seats=None if seats is None else tuple(str(p) for p in seats),
                 loot_deck=None if loot is None else tuple(int(c) for c in loot),
                 bagman=bagman,
                 fixed_seed=fixed_seed,
-                rules=RULES if rules is None else int(rules),
+                rules=version,
             )
         except (TypeError, ValueError) as exc:
             raise rule_error("invalid_setup", f"malformed setup: {exc}") from None
@@ -147,11 +155,11 @@ class LooseTriggers:
             deadline=w.deadline.removeprefix("deadlines."),
             seconds=w.seconds,
             closes=w.step in hooks.CLOSED_BY_TABLE,
-            ready=w.step == CHOOSE,
+            ready=w.step in hooks.READY_FLAGS,
         )
 
     def close_command(self, step_no: int, reason: str = "deadline") -> CloseStep:
-        return CloseStep(seat=None, step_no=step_no)
+        return CloseStep(seat=None, step_no=step_no, reason=reason)
 
     def resign_command(self, seat: int) -> Resign:
         return Resign(seat=None, target=seat)

@@ -1,12 +1,15 @@
 """What the table (``games.rules.table``) asks the game: ``waiting``, ``default_command``,
 ``legal_commands``.
 
-Steps and the deadline each maps to (LT7.1): give -> ``deadlines.give`` (per card, LT2.3), countdown ->
-the game option ``countdown`` (LT3.1; each aim opens it anew with a new ``step_no``), choose ->
+Steps and the deadline each maps to (LT7.1): aim -> the game's own ``deadlines.aim`` (LT2.5, the aim
+window before each give; its seats are every other living, not resigned player, with ready flags: a raised
+flag is a pass; nobody owes it a play, so nobody misses it), give -> ``deadlines.give`` (per card, LT2.3),
+countdown -> the game option ``countdown`` (LT3.1; each aim opens it anew with a new ``step_no``), choose ->
 ``deadlines.choose`` (LT3.3), pick/claim/grab -> ``deadlines.pick`` (LT4.1, LT4.2), elect ->
-``deadlines.give`` (LT5.4). The table closes a countdown, choose or elect step with ``CloseStep(step_no)``
-(at its deadline, after playing each seat's ``default_command``; a choose step also when every Gunner is
-ready); every other step closes by its player's command, which ``default_command`` supplies on a timeout.
+``deadlines.give`` (LT5.4). The table closes an aim, countdown, choose or elect step with
+``CloseStep(step_no)`` (at its deadline, after playing each seat's ``default_command``; an aim or choose step
+also when every seat in it is ready); every other step closes by its player's command, which
+``default_command`` supplies on a timeout.
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ from typing import Final
 from .cards import IN_THE_FIRE, is_kind
 from .commands import Aim, BurnLoot, ChooseAction, ClaimSpoils, Command, ElectBagman, GiveLoot, Grab, PickLoot
 from .decide import choosers, default_grab, next_living
-from .state import CHOOSE, CLAIM, COUNTDOWN, ELECT, GIVE, GRAB_STEP, NO_CARD, PICK, PLAY, State
+from .state import AIM, CHOOSE, CLAIM, COUNTDOWN, ELECT, GIVE, GRAB_STEP, NO_CARD, PICK, PLAY, State
 
 DEADLINES: Final[dict[str, str]] = {
+    AIM: "deadlines.aim",
     GIVE: "deadlines.give",
     COUNTDOWN: "countdown",
     CHOOSE: "deadlines.choose",
@@ -28,7 +32,8 @@ DEADLINES: Final[dict[str, str]] = {
     GRAB_STEP: "deadlines.pick",
     ELECT: "deadlines.give",
 }
-CLOSED_BY_TABLE: Final[frozenset[str]] = frozenset({COUNTDOWN, CHOOSE, ELECT})
+CLOSED_BY_TABLE: Final[frozenset[str]] = frozenset({AIM, COUNTDOWN, CHOOSE, ELECT})
+READY_FLAGS: Final[frozenset[str]] = frozenset({AIM, CHOOSE})  # LT2.5 (a pass), LT3.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +63,10 @@ def waiting(state: State) -> GameWaiting | None:
     if step == GIVE:
         assert state.bagman is not None
         seats = frozenset({state.bagman})
+    elif step == AIM:  # LT2.5: every other living, not resigned player passes (or aims)
+        seats = frozenset(v for v in voters(state) if v != state.bagman)
+        simultaneous = True
+        seconds = state.options.aim
     elif step == COUNTDOWN:
         seats = frozenset()
         seconds = state.options.countdown

@@ -17,7 +17,7 @@ from typing import Any, Final
 from games.rules.codec import Bad, Codec, options_codec
 from games.rules.core import JSON
 
-from .commands import COMMAND_CLASSES, SYSTEM_COMMANDS, Command, StartGame
+from .commands import COMMAND_CLASSES, SYSTEM_COMMANDS, CloseStep, Command, StartGame
 from .errors import rule_error
 from .events import EVENT_CLASSES, Event, GameStarted
 from .options import RULES_KNOWN, RULES_UNWRITTEN, Options, options_to_json, parse_options
@@ -56,6 +56,12 @@ def event_from_json(data: Mapping[str, Any]) -> Event:
 
 
 def command_to_json(command: Command) -> JSON:
+    """A command's JSON, written as it always was where the rules added a field: a start under rules 1 has
+    no ``rules``, a ``CloseStep`` without a ``reason`` no ``reason``."""
+    if isinstance(command, CloseStep) and command.reason is None:
+        return CODEC.write(
+            CODEC.command_specs[CloseStep.TYPE], command, {"type": CloseStep.TYPE}, leave_out=("reason",)
+        )
     out = CODEC.command_to_json(command)
     if isinstance(command, StartGame) and command.rules == RULES_UNWRITTEN:
         del out["rules"]  # a start under rules 1, as it was always written

@@ -16,6 +16,7 @@ PLAY: Final = "play"
 OVER: Final = "over"
 
 # waiting steps (GameWaiting.step)
+AIM: Final = "aim"  # LT2.5: the aim window before a give
 GIVE: Final = "give"  # LT2.2
 COUNTDOWN: Final = "countdown"  # LT3.1
 CHOOSE: Final = "choose"  # LT3.3

@@ -14,10 +14,10 @@ from games.rules.core import ErrorCode, NewGameRange, Range, RulesetTypes
 from .commands import COMMAND_CLASSES, SYSTEM_COMMANDS, Command
 from .errors import CATALOGUE
 from .events import EVENT_CLASSES
-from .options import MAX_COUNTDOWN, MAX_RETARGETS, Options
+from .options import MAX_AIM, MAX_COUNTDOWN, MAX_RETARGETS, Options
 
 ActionKind = Literal["BANG!", "GRAB!", "DUCK!", "CROSSFIRE!", "IN THE FIRE!"]
-Step = Literal["give", "countdown", "choose", "pick", "claim", "grab", "elect"]
+Step = Literal["aim", "give", "countdown", "choose", "pick", "claim", "grab", "elect"]
 
 PLAYER_COMMANDS: Final[tuple[type[Command], ...]] = tuple(
     c for c in COMMAND_CLASSES if c not in SYSTEM_COMMANDS
@@ -114,13 +114,23 @@ class LooseTriggersView(TypedDict):
     loot_discard: NotRequired[list[int] | None]
 
 
+class LooseTriggersOwnDeadlines(TypedDict):
+    """``aim``: LT2.5's aim window before each give, seconds (default 20; 0: no window; rules 2)."""
+
+    aim: NotRequired[Annotated[int, Range(0, MAX_AIM)]]
+
+
 class LooseTriggersGameOptions(TypedDict):
     """The game's own options in full (every key, defaults included; LT7.1), as its GameStarted event
-    records them; on input every key is optional."""
+    records them; on input every key is optional. ``rules``: the rules the game plays to its end (README
+    "Rules versions"; a game made now: 2, with LT2.5's aim window; absent: 1, a game started before it);
+    ``deadlines.aim`` (rules 2): LT2.5's aim window, seconds (default 20, 0: no window)."""
 
     countdown: Annotated[int, Range(1, MAX_COUNTDOWN), NewGameRange(1, bounds.LT_COUNTDOWN_MAX)]
     max_retargets: Annotated[int, Range(0, MAX_RETARGETS), NewGameRange(0, MAX_RETARGETS)]
     shuffle_seats: bool
+    rules: NotRequired[Literal[1, 2]]
+    deadlines: NotRequired[LooseTriggersOwnDeadlines]
 
 
 LooseTriggersOptions = LooseTriggersGameOptions

@@ -234,7 +234,12 @@ class Table:
         self.player_commands: tuple[type[Any], ...] = (*game.player_commands, *cmd.PLAYER_COMMANDS)
         self.event_classes: tuple[type[Any], ...] = (*game.event_classes, *ev.EVENT_CLASSES)
         self.types = table_types(game)  # the game's JSON shapes plus the table's
-        self._codec = serde.codec(self.parse_options, self.options_to_json)
+        # a game's own keys of ``deadlines`` (LT2.5's ``aim``: the game reads it itself) and the options a
+        # game made now gets when its creator leaves them out (its rules' version, ruling 32); a start
+        # command read back from a log gets none of them (absent there: the game's older rules)
+        self._own_deadlines: frozenset[str] = frozenset(getattr(game, "own_deadlines", ()))
+        self._new_game: dict[str, Any] = dict(getattr(game, "new_game_options", {}))
+        self._codec = serde.codec(self._parse_stored_options, self.options_to_json)
         # every option a client may send: the game's own (its options' JSON shape) and the table's
         self._option_keys = frozenset((*typing.get_type_hints(game.types.options), *TABLE_KEYS))
         self._initial = TableState(game=game.initial_state())
@@ -268,6 +273,16 @@ class Table:
 
     # --- options -------------------------------------------------------------------------------
     def parse_options(self, raw: Mapping[str, Any]) -> Options:
+        """A new game's options (a creator's, or as a game made now stored them): the game's
+        ``new_game_options`` fill the keys left out."""
+        if isinstance(raw, Options):
+            return raw
+        if not isinstance(raw, Mapping):
+            raise InvalidOptions("options must be a JSON object")
+        return self._parse_stored_options({**self._new_game, **raw})
+
+    def _parse_stored_options(self, raw: Mapping[str, Any]) -> Options:
+        """Options as given (a start command's, read back from a log: a key left out takes its default)."""
         if isinstance(raw, Options):
             return raw
         if not isinstance(raw, Mapping):
@@ -276,12 +291,20 @@ class Table:
             if key not in self._option_keys:
                 known = ", ".join(sorted(self._option_keys))
                 raise InvalidOptions(f"unknown option {key!r} (options: {known})", key=str(key))
-        settings = parse_settings(raw, self.game.deadline_steps)
-        game = self.game.parse_options({k: v for k, v in raw.items() if k not in TABLE_KEYS})
+        table = raw
+        game_raw = {k: v for k, v in raw.items() if k not in TABLE_KEYS}
+        deadlines = raw.get("deadlines")
+        if self._own_deadlines and isinstance(deadlines, Mapping):  # the game's own steps go to the game
+            own = {k: v for k, v in deadlines.items() if k in self._own_deadlines}
+            if own:
+                table = {**raw, "deadlines": {k: v for k, v in deadlines.items() if k not in own}}
+                game_raw["deadlines"] = own
+        settings = parse_settings(table, self.game.deadline_steps)
+        game = self.game.parse_options(game_raw)
         return Options(settings=settings, game=game)
 
     def options_to_json(self, options: Any) -> JSON:
-        return {**self.game.options_to_json(options.game), **settings_to_json(options.settings)}
+        return _merged(self.game.options_to_json(options.game), settings_to_json(options.settings))
 
     def check_new_game(self, options: Any) -> None:
         """A new game's options keep the bounds a player would expect (``games.rules.bounds``, the spec's
@@ -768,11 +791,21 @@ class Table:
                 break
         if not isinstance(game, Mapping) or not isinstance(table, Mapping):
             return None
-        return {**game, **table}
+        return _merged(game, table)
 
     def chart(self, state: TableState) -> Any:
         chart = getattr(self.game, "chart", None)
         return None if chart is None or not state.opened else chart(state.game)
+
+
+def _merged(game: Mapping[str, Any], table: Mapping[str, Any]) -> JSON:
+    """A game's options and the table's settings in one object; ``deadlines`` holds the table's steps and
+    the game's own (``own_deadlines``, e.g. LT2.5's ``aim``)."""
+    out: JSON = {**game, **table}
+    own = game.get("deadlines")
+    if isinstance(own, Mapping) and isinstance(table.get("deadlines"), Mapping):
+        out["deadlines"] = {**table["deadlines"], **own}
+    return out
 
 
 class _GameSecrets:

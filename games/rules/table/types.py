@@ -104,10 +104,21 @@ def table_types(game: Any) -> RulesetTypes:
     rt: RulesetTypes = game.types
     name = rt.name
     start_type = getattr(game, "start_type", None)
+    own = typing.get_type_hints(rt.options, include_extras=True)  # a game's own declaration of a key wins
+    # the game's own keys of ``deadlines`` (``own_deadlines``, e.g. LT2.5's aim window), typed by the game
+    own_deadlines = own.pop("deadlines", None) if getattr(game, "own_deadlines", ()) else None
+    if typing.get_origin(own_deadlines) is NotRequired:
+        own_deadlines = typing.get_args(own_deadlines)[0]
     deadlines = _typeddict(
         f"{name}Deadlines",
-        "Seconds each step waits on players (null: no deadline).",
-        dict.fromkeys(game.deadline_steps, Seconds | None),
+        "Seconds each step waits on players (null: no deadline)"
+        + (
+            "." if own_deadlines is None else f"; and the game's own: {(own_deadlines.__doc__ or '').strip()}"
+        ),
+        {
+            **dict.fromkeys(game.deadline_steps, Seconds | None),
+            **({} if own_deadlines is None else typing.get_type_hints(own_deadlines, include_extras=True)),
+        },
     )
     settings = _typeddict(
         f"{name}TableSettings",
@@ -121,7 +132,6 @@ def table_types(game: Any) -> RulesetTypes:
             "max_pause": MaxPause,
         },
     )
-    own = typing.get_type_hints(rt.options, include_extras=True)  # a game's own declaration of a key wins
     table_hints = typing.get_type_hints(settings, include_extras=True)
     options = (
         rt.options

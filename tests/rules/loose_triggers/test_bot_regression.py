@@ -27,9 +27,9 @@ GAMES = 200
 # rules 2 existed.
 TABLE_GAMES_SHA256 = {
     "1": "d53ff4007e3551f37f9f8b7e6ef07aadb6db84d817ecd4a6effe6a4c6fb03ba7",
-    "2": "f10e0bee7fffbc7d5ae8c0229acc578540854ea59a345e743b002934692ec978",
+    "2": "47f2ed3a9d81480077aff754c471663e7c9e096d53b20e74c93ae988e219290d",
 }
-SIMULATE_SHA256 = "ef04a7965fd4251f36b94ee8ef622ecc982deb430e746c58e6bfe24a2e6bae90"  # rules 2
+SIMULATE_SHA256 = "f7496994903c678c53126e9d5b07f830fa3f9cc5eac7a9c7f12de603475a264c"  # rules 2 (LT4.1, ruling 24 and LT2.5)
 
 
 def _strategies(i: int, n: int) -> list[str]:

@@ -38,9 +38,22 @@ GAME_OPTIONS = st.fixed_dictionaries(
         "countdown": st.integers(1, 600),
         "max_retargets": st.integers(0, 3),
         "shuffle_seats": st.booleans(),
+        "rules": st.sampled_from([1, 2]),  # absent: a game made now (2); 1: before LT2.5's aim window
     },
 )
-OPTIONS = table_options(GAME_OPTIONS, GAME.deadline_steps)
+
+
+def _with_aim(drawn: tuple[dict[str, Any], int | None]) -> dict[str, Any]:
+    """LT2.5's ``deadlines.aim`` (rules 2 only): none given (20), 0 (no window) or a short window."""
+    options, aim = drawn
+    if aim is None or options.get("rules") == 1:
+        return options
+    return {**options, "deadlines": {**options.get("deadlines", {}), "aim": aim}}
+
+
+OPTIONS = st.tuples(
+    table_options(GAME_OPTIONS, GAME.deadline_steps), st.none() | st.sampled_from([0, 1, 20])
+).map(_with_aim)
 
 
 def random_command(rnd: random.Random, state: State) -> Any:

@@ -198,7 +198,8 @@ def test_lt7_2_views_match_their_declared_types() -> None:
                 assert set(seat) == set(SeatView.__annotations__)
             for shown in view["display"]:
                 _check_typed(shown, DisplayedView)
-    assert set(GAME.options_to_json(Options())) == set(LooseTriggersOptions.__annotations__)
+    _check_typed(GAME.options_to_json(Options()), LooseTriggersOptions)  # rules 1: as always written
+    assert set(GAME.options_to_json(Options(rules=2))) == set(LooseTriggersOptions.__annotations__)
     assert {c.TYPE for c in PLAYER_COMMANDS} == {
         "GiveLoot", "Aim", "ChooseAction", "PickLoot", "ClaimSpoils", "Grab", "BurnLoot", "ElectBagman"
     }  # fmt: skip

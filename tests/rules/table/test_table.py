@@ -443,7 +443,7 @@ def test_an_outage_extends_the_deadline_without_spending_the_budget() -> None:
 
 OUTAGE_GAMES = [
     ("goodcritters", {"deadlines": {"distribute": 600, "choose": 600}}),
-    ("loose_triggers", {"deadlines": {"give": 600, "choose": 600, "pick": 600}, "countdown": 600}),
+    ("loose_triggers", {"deadlines": {"give": 600, "choose": 600, "pick": 600, "aim": 0}, "countdown": 600}),
     ("were_cats", {"deadlines": {"setup": 600, "place": 600, "populate": 600, "act": 600}}),
 ]
 
