@@ -1,19 +1,35 @@
 # The service image: one image for web, Celery worker and Celery beat (docker-compose.yml picks the command).
-FROM python:3.11-slim
+# BASE_IMAGE (unset or empty: python:3.11-slim): any image with Python 3.11 whose `python` and `pip` are on
+# PATH; scripts/docker-images builds a local one from Debian's packages, for machines that reach no registry
+# but Debian's and the package index.
+ARG BASE_IMAGE=python:3.11-slim
+FROM ${BASE_IMAGE:-python:3.11-slim}
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
+# The package index, when not pip's default: given at build time (docker-compose.yml passes these from the
+# environment when set; scripts/docker-images prints the host's). Unset or empty: pip ignores them.
+ARG PIP_INDEX_URL
+ARG PIP_EXTRA_INDEX_URL
+ARG PIP_TRUSTED_HOST
+
 WORKDIR /app
-COPY pyproject.toml README.md ./
+# The pinned dependencies first, in a layer of their own: a code change rebuilds only the layers below.
+COPY pyproject.toml ./
+RUN python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies'], sep='\n')" \
+        > /tmp/requirements.txt \
+    && pip install -r /tmp/requirements.txt \
+    && rm /tmp/requirements.txt
+COPY README.md ./
 COPY critters_api ./critters_api
 COPY games ./games
 COPY players ./players
 COPY notifications ./notifications
 COPY manage.py ./
-RUN pip install . \
+RUN pip install --no-deps . \
     && useradd --system --uid 10001 critters \
     && DJANGO_COLLECTSTATIC=1 SECRET_KEY=build-only python manage.py collectstatic --noinput
 

@@ -1,8 +1,8 @@
 """The production topology in docker-compose.yml is a valid Compose file that wires what it promises.
 
-No Docker engine runs on the CI machines, so this is the check `docker compose config` would make: the file
-is parsed with YAML merge keys resolved, validated against the Compose Specification (``compose-spec``, a
-strict spec-compliant parser), and its cross references are checked.
+The checks `docker compose config` would make, in a second: the file is parsed with YAML merge keys
+resolved, validated against the Compose Specification (``compose-spec``, a strict spec-compliant parser),
+and its cross references are checked. ``test_compose_up.py`` runs it for real on a Docker engine.
 """
 
 from __future__ import annotations
@@ -26,9 +26,71 @@ def compose() -> dict[str, Any]:
     return {key: value for key, value in data.items() if not key.startswith("x-")}
 
 
-def test_compose_file_follows_the_compose_specification(compose: dict[str, Any]) -> None:
-    parsed = PyCompose.from_json(json.dumps(compose))
+def interpolate(value: Any, env: dict[str, str]) -> Any:
+    """Compose's variable interpolation, for the forms the file uses: ``${NAME:-default}``,
+    ``${NAME:?error}``, ``${NAME}`` and ``$$`` (a literal ``$``)."""
+    if isinstance(value, dict):
+        return {k: interpolate(v, env) for k, v in value.items()}
+    if isinstance(value, list):
+        return [interpolate(v, env) for v in value]
+    if not isinstance(value, str):
+        return value
+
+    def one(match: re.Match[str]) -> str:
+        if match.group(0) == "$$":
+            return "$"
+        name, op, word = match.group(1), match.group(2), match.group(3)
+        if env.get(name):
+            return env[name]
+        assert op != ":?", f"{name} must be set: {word}"
+        return word if op == ":-" else ""
+
+    return re.sub(r"\$\$|\$\{(\w+)(?:(:-|:\?)([^}]*))?\}", one, value)
+
+
+def long_form_host_ranges(compose: dict[str, Any]) -> dict[str, Any]:
+    """A published host port range for one container port (``"8010-8019:8000"``) in the long syntax, which
+    means the same. The specification lists ``"8000-9000:80"`` among its short-syntax examples and Compose
+    takes it, but the ``compose-spec`` parser (0.2.1) wants as many container ports as host ports there; a
+    range in the long syntax is what Debian's docker-compose 1.29 refuses, so the file keeps the short one.
+    """
+    services = {}
+    for name, service in compose["services"].items():
+        ports = []
+        for port in service.get("ports", []):
+            match = re.fullmatch(r"(\d+-\d+):(\d+)", str(port))
+            ports.append({"target": int(match.group(2)), "published": match.group(1)} if match else port)
+        services[name] = {**service, **({"ports": ports} if "ports" in service else {})}
+    return {**compose, "services": services}
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        pytest.param({"SECRET_KEY": "s"}, id="public-images"),
+        pytest.param(
+            {
+                "SECRET_KEY": "s",
+                "BASE_IMAGE": "critters-local/python:3.11",
+                "POSTGRES_IMAGE": "critters-local/postgres:15",
+                "REDIS_IMAGE": "critters-local/redis:7",
+                "APP_IMAGE": "critters-compose-1:test",
+                "WEB_PORTS": "20000-20005",
+                "STREAM_PORT": "20006",
+            },
+            id="local-images-scaled",
+        ),
+    ],
+)
+def test_compose_file_follows_the_compose_specification(compose: dict[str, Any], env: dict[str, str]) -> None:
+    """As Compose reads it: variables interpolated first (the defaults; as test_compose_up sets them)."""
+    parsed = PyCompose.from_json(json.dumps(long_form_host_ranges(interpolate(compose, env))))
     assert set(parsed.service_names()) == {"postgres", "redis", "migrate", "web", "stream", "worker", "beat"}
+
+
+def test_a_missing_secret_key_stops_compose() -> None:
+    with pytest.raises(AssertionError, match="SECRET_KEY must be set"):
+        interpolate({"k": "${SECRET_KEY:?set SECRET_KEY (e.g. in .env)}"}, {})
 
 
 def test_the_validator_rejects_what_compose_rejects() -> None:
@@ -106,3 +168,20 @@ def test_no_server_takes_the_client_address_from_a_header_it_cannot_trust(compos
     )
     assert _default(services["web"]["environment"]["TRUSTED_PROXY_COUNT"]) == 0
     assert "--no-proxy-headers" in services["stream"]["command"]
+
+
+def test_images_are_the_public_ones_unless_named_and_scaled_web_replicas_get_ports(
+    compose: dict[str, Any],
+) -> None:
+    """Issue #26: the images are variables whose defaults are the public images (local stand-ins built by
+    scripts/docker-images where no registry answers), and web publishes a port range, one port a replica,
+    so that ``--scale web=N`` does not clash on one host port."""
+    services = compose["services"]
+    assert services["postgres"]["image"] == "${POSTGRES_IMAGE:-postgres:16}"
+    assert services["redis"]["image"] == "${REDIS_IMAGE:-redis:7}"
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "ARG BASE_IMAGE=python:3.11-slim\nFROM ${BASE_IMAGE:-python:3.11-slim}\n" in dockerfile
+    for name in ("migrate", "web", "stream", "worker", "beat"):
+        assert "BASE_IMAGE" in services[name]["build"]["args"]  # passed only when set (list form)
+    assert services["web"]["ports"] == ["${WEB_PORTS:-8000}:8000"]
+    assert services["stream"]["ports"] == ["${STREAM_PORT:-8001}:8001"]
