@@ -29,7 +29,7 @@ TABLE_GAMES_SHA256 = {
     "1": "d53ff4007e3551f37f9f8b7e6ef07aadb6db84d817ecd4a6effe6a4c6fb03ba7",
     "2": "47f2ed3a9d81480077aff754c471663e7c9e096d53b20e74c93ae988e219290d",
 }
-SIMULATE_SHA256 = "f7496994903c678c53126e9d5b07f830fa3f9cc5eac7a9c7f12de603475a264c"  # rules 2 (LT4.1, ruling 24 and LT2.5)
+SIMULATE_SHA256 = "f7496994903c678c53126e9d5b07f830fa3f9cc5eac7a9c7f12de603475a264c"  # rules 2
 
 
 def _strategies(i: int, n: int) -> list[str]:
