@@ -28,7 +28,16 @@ def compose() -> dict[str, Any]:
 
 def test_compose_file_follows_the_compose_specification(compose: dict[str, Any]) -> None:
     parsed = PyCompose.from_json(json.dumps(compose))
-    assert set(parsed.service_names()) == {"postgres", "redis", "migrate", "web", "stream", "worker", "beat"}
+    assert set(parsed.service_names()) == {
+        "postgres",
+        "redis",
+        "migrate",
+        "web",
+        "stream",
+        "worker",
+        "notifications",
+        "beat",
+    }
 
 
 def test_the_validator_rejects_what_compose_rejects() -> None:
@@ -46,7 +55,9 @@ def test_every_dependency_names_a_service_with_what_its_condition_needs(compose:
 
 
 def test_app_services_share_one_configuration_from_the_environment(compose: dict[str, Any]) -> None:
-    app = [compose["services"][name] for name in ("migrate", "web", "stream", "worker", "beat")]
+    app = [
+        compose["services"][name] for name in ("migrate", "web", "stream", "worker", "notifications", "beat")
+    ]
     for service in app:
         env = service["environment"]
         assert env["DATABASE_URL"].startswith("postgres://")
@@ -82,6 +93,8 @@ def test_database_connections_stay_under_max_connections(compose: dict[str, Any]
     )
     concurrency = next(c for c in services["worker"]["command"] if str(c).startswith("--concurrency="))
     worker_processes = _default(concurrency.split("=", 1)[1])
+    concurrency = next(c for c in services["notifications"]["command"] if str(c).startswith("--concurrency="))
+    notification_processes = _default(concurrency.split("=", 1)[1])
     postgres = " ".join(services["postgres"]["command"])
     max_connections = _default(re.search(r"max_connections=(\S+)", postgres).group(1))  # type: ignore[union-attr]
     threads = _default(env["WEB_THREADS"])
@@ -91,9 +104,21 @@ def test_database_connections_stay_under_max_connections(compose: dict[str, Any]
     assert example, "the README shows how to scale out"
     scales.append((int(example.group(1)), int(example.group(2))))
     for web_replicas, worker_replicas in scales:
-        used = (web_replicas * web_processes + 1) * pool_max + worker_replicas * worker_processes + 1
+        used = (
+            (web_replicas * web_processes + 1) * pool_max
+            + worker_replicas * worker_processes
+            + notification_processes
+            + 1
+        )
         assert used <= max_connections - 3, (web_replicas, worker_replicas, used, max_connections)
-    for name in ("migrate", "web", "stream", "worker", "beat"):  # one configuration for every app service
+    for name in (
+        "migrate",
+        "web",
+        "stream",
+        "worker",
+        "notifications",
+        "beat",
+    ):  # one configuration for every app service
         assert services[name]["environment"]["DB_POOL_MAX_SIZE"] == env["DB_POOL_MAX_SIZE"]
 
 
