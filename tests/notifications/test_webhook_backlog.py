@@ -298,7 +298,9 @@ def test_a_webhook_backlog_never_delays_a_deadline_and_drains_at_the_receivers_p
     # never a delivery in the broker twice; never more queued than the endpoints' windows
     assert not broker.duplicates, broker.duplicates[:10]
     endpoints = 2 * GAMES
-    assert broker.max_messages <= endpoints * WINDOW, broker.max_messages
+    # (each of the notifications worker's 2 running tasks may have enqueued what follows it an instant before
+    # its own message is acknowledged)
+    assert broker.max_messages <= endpoints * WINDOW + 2, broker.max_messages
 
     # exactly once by webhook-id
     ids = Counter(msg for _, msg in accepted)
