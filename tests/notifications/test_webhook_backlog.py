@@ -157,11 +157,11 @@ class BrokerWatch:
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def sample(self) -> dict[str, set[str]]:
-        raw: list[bytes] = []
+        raw: list[bytes | str] = []
         for queue in self.QUEUES:
-            raw += self.client.lrange(queue, 0, -1)
+            raw += list(self.client.lrange(queue, 0, -1))
         for value in self.client.hvals("unacked"):
-            raw.append(json.dumps(json.loads(value)[0]).encode())
+            raw.append(json.dumps(json.loads(value)[0]))
         messages: dict[str, set[str]] = {}
         for item in raw:
             message = json.loads(item)
