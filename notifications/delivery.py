@@ -590,17 +590,6 @@ def enqueue_due(limit: int = 500) -> list[str]:
     return out
 
 
-def due_for_endpoint(endpoint_id: int, now: datetime, limit: int = 500) -> list[str]:
-    """The endpoint's due pending deliveries, oldest first (what a recovered endpoint is sent at once)."""
-    return list(
-        Delivery.objects.filter(
-            endpoint_id=endpoint_id, status=DeliveryStatus.PENDING, next_attempt_at__lte=now
-        )
-        .order_by("created_at", "seq", "pk")
-        .values_list("pk", flat=True)[:limit]
-    )
-
-
 def due_deliveries(limit: int = 500) -> list[str]:
     """What the sweeper enqueues: every due pending delivery of an endpoint that answers, oldest first, and
     ONE (the probe candidate) per failing endpoint whose hold is over; nothing of a held endpoint."""
