@@ -329,8 +329,9 @@ WEBHOOK_RETRY_MAX_SECONDS: float = env.float("WEBHOOK_RETRY_MAX_SECONDS", defaul
 WEBHOOK_PROBE_MAX_SECONDS: float = env.float("WEBHOOK_PROBE_MAX_SECONDS", default=60.0)
 # deliveries to one endpoint queued or in flight at once: a recovered receiver is drained at its own pace
 WEBHOOK_ENDPOINT_CONCURRENCY: int = env.int("WEBHOOK_ENDPOINT_CONCURRENCY", default=4)
-# a queued delivery's claim lapses after this long (its task was lost): the sweeper enqueues it again
-WEBHOOK_QUEUED_LEASE_SECONDS: float = env.float("WEBHOOK_QUEUED_LEASE_SECONDS", default=300.0)
+# a queued delivery's claim lapses after this long (its task was lost: Redis restarted, a worker killed, a
+# task failed with the database down): the sweeper enqueues it again. Longer than a task waits in the queue
+WEBHOOK_QUEUED_LEASE_SECONDS: float = env.float("WEBHOOK_QUEUED_LEASE_SECONDS", default=60.0)
 # an endpoint is disabled once every attempt to it failed for this long (a burst of failures is not enough)
 WEBHOOK_DISABLE_AFTER_SECONDS: float = env.float("WEBHOOK_DISABLE_AFTER_SECONDS", default=5 * 86400.0)
 # SSRF guard: destinations in private/loopback/link-local/reserved ranges are refused unless listed here

@@ -3,9 +3,12 @@ the ``notifications`` queue (``CELERY_TASK_ROUTES``), never in front of a timer.
 
 from __future__ import annotations
 
+import contextlib
+
 from celery import shared_task
 
 from . import delivery
+from .models import Delivery, DeliveryStatus
 from .outbox import DELIVER
 
 
@@ -13,8 +16,14 @@ from .outbox import DELIVER
 def deliver(delivery_id: str) -> None:
     """One attempt (or nothing: held, stale, done). The delivery service enqueues what follows: the next
     deliveries of the endpoint's window after a success, this task again at the endpoint's next probe after
-    a failure."""
-    delivery.attempt_delivery(delivery_id)
+    a failure. A task that fails (the database went away) gives up its claim if it can, so that the sweeper
+    enqueues the delivery again without waiting for the claim to lapse."""
+    try:
+        delivery.attempt_delivery(delivery_id)
+    except Exception:
+        with contextlib.suppress(Exception):
+            Delivery.objects.filter(pk=delivery_id, status=DeliveryStatus.PENDING).update(queued_until=None)
+        raise
 
 
 @shared_task(name="notifications.sweep", ignore_result=True)
