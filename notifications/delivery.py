@@ -574,6 +574,7 @@ def enqueue_due(limit: int = 500) -> list[str]:
         Delivery.objects.filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
         .filter(_unclaimed(now))
         .filter(Q(endpoint__retry_at__isnull=True) | Q(endpoint__retry_at__lte=now))
+        .order_by()  # DISTINCT over the endpoint alone (the model's ordering would add its columns)
         .values_list("endpoint_id", flat=True)
         .distinct()[:limit]
     )
