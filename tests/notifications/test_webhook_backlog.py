@@ -93,15 +93,16 @@ class QueueWorker(CeleryWorkerProcess):
     beat or without."""
 
     def __init__(
-        self, workdir: Path, database_url: str, queues: str, beat: bool, env: dict[str, str]
+        self, workdir: Path, database_url: str, queues: str, beat: bool, env: dict[str, str], pool: list[str]
     ) -> None:
         super().__init__(workdir, database_url, env)
         self.queues = queues
         self.beat = beat
+        self.pool = pool
 
     def command(self) -> list[str]:
-        command = [a for a in super().command() if self.beat or a != "--beat"]
-        return [*command, "-Q", self.queues]
+        command = [a for a in super().command() if a != "--concurrency=2" and (self.beat or a != "--beat")]
+        return [*command, *self.pool, "-Q", self.queues]
 
     def wait_ready(self, timeout: float = 60.0) -> None:
         self.process.wait_until(
@@ -127,11 +128,11 @@ def workers(django_db_setup: None, tmp_path_factory: pytest.TempPathFactory) -> 
     url = database_url_for(dict(connection.settings_dict))
     started: list[QueueWorker] = []
     try:
-        for name, queues, beat in (
-            ("timers", "sweeps,timers,celery", True),
-            ("notifications", "notifications", False),
+        for name, queues, beat, pool in (  # as scripts/supervisord.conf runs them
+            ("timers", "sweeps,timers,celery", True, ["--concurrency=2"]),
+            ("notifications", "notifications", False, ["--concurrency=2"]),
         ):
-            worker = QueueWorker(tmp_path_factory.mktemp(name), url, queues, beat, env)
+            worker = QueueWorker(tmp_path_factory.mktemp(name), url, queues, beat, env, pool)
             worker.start()
             started.append(worker)
         yield started
