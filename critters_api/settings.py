@@ -289,6 +289,25 @@ DEADLINE_OUTAGE_GRACE: int = env.int("DEADLINE_OUTAGE_GRACE", default=600)  # se
 BOT_TASK_DELAY: float = env.float("BOT_TASK_DELAY", default=0.2)  # bots act this soon after they may
 BOT_SWEEP_GRACE: float = env.float("BOT_SWEEP_GRACE", default=10.0)  # sweeper re-runs bots not run by then
 
+# Timers never wait behind notifications (issue #26, item 3): each kind of task has its queue, and
+# scripts/supervisord.conf and docker-compose.yml run a worker for the timers and another for the
+# notifications. `sweeps` holds only the deadline sweep, so that a burst of expiry or bot tasks never stands
+# in front of it either (a worker polls its queues in turn). A worker started without -Q consumes them all.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_QUEUES = {
+    "sweeps": {"routing_key": "sweeps"},
+    "timers": {"routing_key": "timers"},
+    "notifications": {"routing_key": "notifications"},
+    "celery": {"routing_key": "celery"},
+}
+CELERY_TASK_ROUTES = {
+    "games.tasks.sweep_deadlines": {"queue": "sweeps"},
+    "games.tasks.*": {"queue": "timers"},
+    "notifications.*": {"queue": "notifications"},
+}
+TIMER_QUEUES = "sweeps,timers,celery"  # what the timers worker consumes (-Q)
+NOTIFICATION_QUEUES = "notifications"  # what the notifications worker consumes (-Q)
+
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "sweep-deadlines": {
         "task": "games.tasks.sweep_deadlines",
@@ -322,11 +341,18 @@ WEBHOOK_TIMEOUT_SECONDS: float = env.float("WEBHOOK_TIMEOUT_SECONDS", default=10
 WEBHOOK_MAX_ATTEMPTS: int = env.int("WEBHOOK_MAX_ATTEMPTS", default=12)  # per delivery (~14.5 h of retries)
 WEBHOOK_RETRY_BASE_SECONDS: float = env.float("WEBHOOK_RETRY_BASE_SECONDS", default=30.0)  # doubles per try
 WEBHOOK_RETRY_MAX_SECONDS: float = env.float("WEBHOOK_RETRY_MAX_SECONDS", default=6 * 3600.0)
+# a failing endpoint is probed (one delivery) at least this often: a receiver that is back hears from us soon
+WEBHOOK_PROBE_MAX_SECONDS: float = env.float("WEBHOOK_PROBE_MAX_SECONDS", default=60.0)
+# deliveries to one endpoint queued or in flight at once: a recovered receiver is drained at its own pace
+WEBHOOK_ENDPOINT_CONCURRENCY: int = env.int("WEBHOOK_ENDPOINT_CONCURRENCY", default=4)
+# a queued delivery's claim lapses after this long (its task was lost: Redis restarted, a worker killed, a
+# task failed with the database down): the sweeper enqueues it again. Longer than a task waits in the queue
+WEBHOOK_QUEUED_LEASE_SECONDS: float = env.float("WEBHOOK_QUEUED_LEASE_SECONDS", default=60.0)
 # an endpoint is disabled once every attempt to it failed for this long (a burst of failures is not enough)
 WEBHOOK_DISABLE_AFTER_SECONDS: float = env.float("WEBHOOK_DISABLE_AFTER_SECONDS", default=5 * 86400.0)
 # SSRF guard: destinations in private/loopback/link-local/reserved ranges are refused unless listed here
 WEBHOOK_ALLOWED_NETWORKS: list[str] = env.list("WEBHOOK_ALLOWED_NETWORKS", default=[])
-WEBHOOK_SWEEP_SECONDS: float = env.float("WEBHOOK_SWEEP_SECONDS", default=10.0)  # re-enqueue due deliveries
+WEBHOOK_SWEEP_SECONDS: float = env.float("WEBHOOK_SWEEP_SECONDS", default=10.0)  # enqueue unqueued due ones
 CELERY_BEAT_SCHEDULE["notifications-sweep"] = {
     "task": "notifications.sweep",
     "schedule": WEBHOOK_SWEEP_SECONDS,

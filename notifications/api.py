@@ -24,9 +24,8 @@ from games.selectors import seated_game_ids
 from games.services.commands import etag_matches
 from players.models import Player
 
-from .delivery import due_for_endpoint, validate_url
+from .delivery import fill_window, validate_url
 from .models import Delivery, WebhookEndpoint
-from .outbox import enqueue
 from .serializers import (
     DeliveryOutput,
     InboxOutput,
@@ -239,7 +238,6 @@ class WebhookDetailView(APIView):
         v = data.validated_data
         if "url" in v:
             validate_url(v["url"])
-        released: list[str] = []
         with transaction.atomic():
             ep = _get_endpoint(request, webhook_id)
             ep = WebhookEndpoint.objects.select_for_update().get(pk=ep.pk)
@@ -262,10 +260,8 @@ class WebhookDetailView(APIView):
                 ep.retry_at = None
             ep.updated_at = timezone.now()
             ep.save()
-            if fresh_start and ep.enabled:
-                released = due_for_endpoint(ep.pk, timezone.now())
-                if released:
-                    transaction.on_commit(lambda: enqueue(released))
+            if fresh_start and ep.enabled:  # a window now, each success the next (delivery.fill_window)
+                fill_window(ep, timezone.now())
         return Response(WebhookOutput(_endpoint_json(ep)).data)
 
     @extend_schema(

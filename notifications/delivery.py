@@ -19,6 +19,7 @@ import httpcore
 import httpx
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from standardwebhooks import Webhook
 
@@ -31,6 +32,9 @@ logger = logging.getLogger(__name__)
 
 USER_AGENT = "GoodCritters-Webhooks/1.0"
 LEASE_MARGIN = timedelta(seconds=30)
+COUNTDOWN_HORIZON = 300.0
+"""Retries due within this many seconds get a short countdown task; later ones are left to the sweeper
+(long ETA tasks are not a timer store, see PITFALLS)."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -294,11 +298,78 @@ def backoff_seconds(attempts: int) -> float:
 
 def endpoint_hold_seconds(failing_for: float) -> float:
     """How long a failing endpoint is left alone after a failed attempt: as long as it has been failing
-    (so the probes double: base, base, 2 base, 4 base…), at least the retry base, at most its cap. Measured
-    in time, not in attempts: a burst of failures in one second holds it for the base, no longer."""
+    (so the probes double: base, base, 2 base, 4 base…), at least the retry base, at most
+    ``WEBHOOK_PROBE_MAX_SECONDS`` (one request a minute: a receiver that is back hears from us within that,
+    however long it was down). Measured in time, not in attempts: a burst of failures in one second holds it
+    for the base, no longer."""
     base: float = settings.WEBHOOK_RETRY_BASE_SECONDS
-    cap: float = settings.WEBHOOK_RETRY_MAX_SECONDS
+    cap: float = min(settings.WEBHOOK_RETRY_MAX_SECONDS, settings.WEBHOOK_PROBE_MAX_SECONDS)
     return float(min(cap, max(base, failing_for)))
+
+
+# --------------------------------------------------------------------------------------------------
+# the queue: claims, so that no delivery is enqueued while a task for it is queued or running
+# --------------------------------------------------------------------------------------------------
+def _claim_until(now: datetime, delay: float = 0.0) -> datetime:
+    """How long a task's claim on a delivery holds: its delay, then the lease (``queued_until``)."""
+    return now + timedelta(seconds=delay + float(settings.WEBHOOK_QUEUED_LEASE_SECONDS))
+
+
+def _unclaimed(now: datetime) -> Q:
+    return Q(queued_until__isnull=True) | Q(queued_until__lte=now)
+
+
+def _claimed_count(endpoint_id: int, now: datetime) -> int:
+    return Delivery.objects.filter(
+        endpoint_id=endpoint_id, status=DeliveryStatus.PENDING, queued_until__gt=now
+    ).count()
+
+
+def fill_window(endpoint: WebhookEndpoint, now: datetime) -> list[str]:
+    """Claim the endpoint's next due deliveries (oldest first) up to ``WEBHOOK_ENDPOINT_CONCURRENCY`` held
+    by tasks at once, and enqueue them once the transaction commits; returns their ids. Nothing for a
+    failing or disabled endpoint. The caller holds the endpoint's lock (``_lock_endpoint``), so two callers
+    never fill the same window. Called after every successful attempt: a receiver is sent as fast as it
+    answers, never more than the window at once."""
+    if not endpoint.enabled or endpoint.failing_since is not None:
+        return []
+    room = int(settings.WEBHOOK_ENDPOINT_CONCURRENCY) - _claimed_count(endpoint.pk, now)
+    if room <= 0:
+        return []
+    ids = list(
+        Delivery.objects.select_for_update(skip_locked=True)
+        .filter(endpoint=endpoint, status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
+        .filter(_unclaimed(now))
+        .order_by("created_at", "seq", "pk")
+        .values_list("pk", flat=True)[:room]
+    )
+    if ids:
+        Delivery.objects.filter(pk__in=ids).update(queued_until=_claim_until(now))
+        transaction.on_commit(lambda: enqueue(ids))
+    return ids
+
+
+def _claim_probe(endpoint: WebhookEndpoint, now: datetime) -> list[str]:
+    """For a failing endpoint whose hold is over and that no task holds a delivery of: claim its probe
+    candidate and enqueue it once the transaction commits. The caller holds the endpoint's lock."""
+    if endpoint.retry_at is not None and endpoint.retry_at > now:
+        return []
+    if _claimed_count(endpoint.pk, now):
+        return []
+    probe = _probe_candidate(endpoint, now)
+    if probe is None:
+        return []
+    Delivery.objects.filter(pk=probe.pk).update(queued_until=_claim_until(now))
+    ids = [probe.pk]
+    transaction.on_commit(lambda: enqueue(ids))
+    return ids
+
+
+def _release(delivery: Delivery) -> None:
+    """This task no longer holds the delivery: whoever finds it due may enqueue it."""
+    if delivery.queued_until is not None:
+        delivery.queued_until = None
+        delivery.save(update_fields=["queued_until"])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -325,11 +396,13 @@ def attempt_delivery(delivery_id: str) -> float | None:
     """Make one attempt at a due pending delivery (a no-op for anything else: safe to call twice, from any
     worker). Returns the delay before this delivery's next attempt when one is scheduled, else None.
 
-    While the endpoint answers, every due delivery is sent (concurrently). Once an attempt fails the
-    endpoint is *failing* (``failing_since``): the other deliveries are held, not attempted, until its
-    ``retry_at``; then one delivery (``_probe_candidate``, whichever task arrives first) is tried, and only
-    that one. A 2xx ends the failure: every held delivery is enqueued at once. Every attempt to the endpoint
-    failing for ``WEBHOOK_DISABLE_AFTER_SECONDS`` disables it."""
+    While the endpoint answers, due deliveries are sent concurrently, at most ``WEBHOOK_ENDPOINT_CONCURRENCY``
+    at once (``fill_window``: each success enqueues the next). Once an attempt fails the endpoint is *failing*
+    (``failing_since``): the other deliveries are held, not attempted, until its ``retry_at``; then one
+    delivery (``_probe_candidate``, whichever task arrives first) is tried, and only that one. A 2xx ends the
+    failure: every held delivery is due at once and the window is filled, then refilled by each success, so
+    the backlog drains as fast as the receiver answers. Every attempt to the endpoint failing for
+    ``WEBHOOK_DISABLE_AFTER_SECONDS`` disables it."""
     now = timezone.now()
     endpoint_id = Delivery.objects.filter(pk=delivery_id).values_list("endpoint_id", flat=True).first()
     if endpoint_id is None:
@@ -340,7 +413,7 @@ def attempt_delivery(delivery_id: str) -> float | None:
             return None
         delivery = (
             Delivery.objects.select_for_update(skip_locked=True)
-            .filter(pk=delivery_id, status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
+            .filter(pk=delivery_id, status=DeliveryStatus.PENDING)
             .first()
         )
         if delivery is None:
@@ -352,17 +425,26 @@ def attempt_delivery(delivery_id: str) -> float | None:
         lease = now + timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS) + LEASE_MARGIN
         if endpoint.failing_since is not None:
             if endpoint.retry_at is not None and endpoint.retry_at > now:
-                return None  # held: sent when the endpoint answers again (or by the probe/sweeper)
-            probe = _probe_candidate(endpoint, now) or delivery
+                _release(delivery)  # held: enqueued again when the endpoint answers (or as a probe)
+                return None
+            probe = _probe_candidate(endpoint, now)
+            if probe is None:  # nothing due (this task's own delivery waits for its backoff)
+                _release(delivery)
+                return None
+            if probe.pk != delivery.pk:
+                _release(delivery)
             delivery = probe
             # the probe's lease on the endpoint: no other attempt to it until this one had time to finish
             endpoint.retry_at = lease
             endpoint.save(update_fields=["retry_at"])
+        elif delivery.next_attempt_at > now:
+            return None  # not due: an attempt is in flight, or a stale task (the claim is someone else's)
         delivery.attempts += 1
         number = delivery.attempts
-        # the claim: nobody else takes it until this attempt had time to finish
+        # the claim: nobody else takes it until this attempt had time to finish (and it fills the window)
         delivery.next_attempt_at = lease
-        delivery.save(update_fields=["attempts", "next_attempt_at"])
+        delivery.queued_until = lease
+        delivery.save(update_fields=["attempts", "next_attempt_at", "queued_until"])
         sent_id, url, secret, payload = delivery.pk, endpoint.url, endpoint.secret, delivery.payload
 
     body = body_bytes(payload)
@@ -375,7 +457,6 @@ def _record(
 ) -> float | None:
     """Record the attempt's outcome; returns the delay before ``asked_id`` may be tried again (None: not by
     this task)."""
-    released: list[str] = []
     with transaction.atomic():
         endpoint = _lock_endpoint(endpoint_id)
         delivery = Delivery.objects.select_for_update().filter(pk=sent_id).first()
@@ -391,18 +472,21 @@ def _record(
             response_excerpt=result.excerpt,
         )
         now = timezone.now()
+        delivery.queued_until = None
         if result.ok:
             delivery.status = DeliveryStatus.DELIVERED
             delivery.delivered_at = now
-            delivery.save(update_fields=["status", "delivered_at"])
+            delivery.save(update_fields=["status", "delivered_at", "queued_until"])
             if endpoint.failing_since is not None or endpoint.consecutive_failures:
                 endpoint.failing_since = None
                 endpoint.retry_at = None
                 endpoint.consecutive_failures = 0
                 endpoint.save(update_fields=["failing_since", "retry_at", "consecutive_failures"])
-                released = due_for_endpoint(endpoint.pk, now)
-                if released:
-                    transaction.on_commit(lambda: enqueue(released))
+                # the receiver is back: what was held for it (and the probes' backoffs) is due now
+                Delivery.objects.filter(
+                    endpoint=endpoint, status=DeliveryStatus.PENDING, next_attempt_at__gt=now
+                ).exclude(pk=sent_id).filter(_unclaimed(now)).update(next_attempt_at=now)
+            fill_window(endpoint, now)
             return None
         reason = result.error or f"HTTP {result.status_code}"
         if endpoint.failing_since is None or _stale(endpoint, started):
@@ -432,15 +516,17 @@ def _record(
             return None
         if delivery.attempts >= settings.WEBHOOK_MAX_ATTEMPTS:
             delivery.status = DeliveryStatus.FAILED
-            delivery.save(update_fields=["status"])
-        else:
-            delivery.next_attempt_at = now + timedelta(seconds=backoff_seconds(delivery.attempts))
-            delivery.save(update_fields=["next_attempt_at"])
-        if asked_id == sent_id and delivery.status != DeliveryStatus.PENDING:
-            return None  # this task's delivery gave up
-        # this task's delivery is due again at its own time, and not before the endpoint's next chance
-        wake = max(endpoint.retry_at, delivery.next_attempt_at) if asked_id == sent_id else endpoint.retry_at
-        return max(0.0, (wake - now).total_seconds())
+            delivery.save(update_fields=["status", "queued_until"])
+            return None
+        delivery.next_attempt_at = now + timedelta(seconds=backoff_seconds(delivery.attempts))
+        # the endpoint's next probe: this task comes back when its hold is over (the probe is then whichever
+        # due delivery has had the fewest attempts); a hold beyond the horizon is left to the sweeper
+        wait = max(0.0, (endpoint.retry_at - now).total_seconds())
+        if wait <= COUNTDOWN_HORIZON:
+            delivery.queued_until = _claim_until(now, wait)
+            transaction.on_commit(lambda: enqueue([sent_id], countdown=wait))
+        delivery.save(update_fields=["next_attempt_at", "queued_until"])
+        return wait
 
 
 def _stale(endpoint: WebhookEndpoint, started: datetime) -> bool:
@@ -477,15 +563,32 @@ def disable_endpoint(endpoint: WebhookEndpoint, reason: str) -> None:
     logger.warning("webhook endpoint %s disabled: %s", endpoint.pk, reason)
 
 
-def due_for_endpoint(endpoint_id: int, now: datetime, limit: int = 500) -> list[str]:
-    """The endpoint's due pending deliveries, oldest first (what a recovered endpoint is sent at once)."""
-    return list(
-        Delivery.objects.filter(
-            endpoint_id=endpoint_id, status=DeliveryStatus.PENDING, next_attempt_at__lte=now
-        )
-        .order_by("created_at", "seq", "pk")
-        .values_list("pk", flat=True)[:limit]
+def enqueue_due(limit: int = 500) -> list[str]:
+    """What the sweeper does (``notifications.sweep``): for every endpoint with due deliveries that no task
+    holds, fill its window (an endpoint that answers) or claim its probe (a failing one whose hold is over),
+    and enqueue them. Never a delivery a task holds (``queued_until``), never more than an endpoint's window:
+    the queue holds at most endpoints x ``WEBHOOK_ENDPOINT_CONCURRENCY`` deliveries, and at most ``limit``
+    endpoints are served per sweep (oldest due first)."""
+    now = timezone.now()
+    endpoint_ids = list(
+        Delivery.objects.filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
+        .filter(_unclaimed(now))
+        .filter(Q(endpoint__retry_at__isnull=True) | Q(endpoint__retry_at__lte=now))
+        .order_by()  # DISTINCT over the endpoint alone (the model's ordering would add its columns)
+        .values_list("endpoint_id", flat=True)
+        .distinct()[:limit]
     )
+    out: list[str] = []
+    for endpoint_id in endpoint_ids:
+        with transaction.atomic():
+            endpoint = _lock_endpoint(endpoint_id)
+            if endpoint is None:
+                continue
+            if endpoint.failing_since is None:
+                out += fill_window(endpoint, now)
+            elif endpoint.enabled:
+                out += _claim_probe(endpoint, now)
+    return out
 
 
 def due_deliveries(limit: int = 500) -> list[str]:

@@ -95,13 +95,23 @@ class Delivery(models.Model):
     next_attempt_at = models.DateTimeField(default=timezone.now)
     created_at = models.DateTimeField(default=timezone.now)
     delivered_at = models.DateTimeField(null=True, blank=True)
+    queued_until = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="While a task for this delivery is queued or running: until when that claim holds "
+        "(null: no task holds it). Nothing enqueues a delivery another task holds, and an endpoint has "
+        "at most WEBHOOK_ENDPOINT_CONCURRENCY held at once; a claim whose task was lost lapses at this time.",
+    )
 
     class Meta:
         ordering: ClassVar = ["-created_at", "-seq"]
         constraints: ClassVar = [
             models.UniqueConstraint(fields=["endpoint", "game", "seq", "type"], name="delivery_unique_cause"),
         ]
-        indexes: ClassVar = [models.Index(fields=["status", "next_attempt_at"])]
+        indexes: ClassVar = [
+            models.Index(fields=["status", "next_attempt_at"]),
+            models.Index(fields=["endpoint", "status", "queued_until"], name="delivery_endpoint_queued"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.id} {self.type} → {self.endpoint_id} ({self.status})"

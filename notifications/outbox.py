@@ -17,10 +17,14 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Count
 from django.dispatch import receiver
+from django.utils import timezone
 from rest_framework.utils.encoders import JSONEncoder
 
 from critters_api.celery import app as celery_app
@@ -31,7 +35,7 @@ from games.roster import roster
 from games.signals import events_appended
 
 from . import hints
-from .models import Delivery, NotificationType, WebhookEndpoint
+from .models import Delivery, DeliveryStatus, NotificationType, WebhookEndpoint
 
 logger = logging.getLogger(__name__)
 
@@ -56,14 +60,18 @@ def on_events_appended(sender: Any, game: Game, events: Sequence[Event], **kwarg
         transaction.on_commit(lambda: enqueue(ids))
 
 
-def enqueue(delivery_ids: list[str]) -> None:
-    """Hand the deliveries to Celery (after commit). A broker outage loses nothing: the sweeper re-enqueues
-    every due pending delivery."""
+def enqueue(delivery_ids: list[str], countdown: float | None = None) -> None:
+    """Hand the deliveries, claimed (``Delivery.queued_until``), to Celery (after commit). A broker outage
+    loses nothing: a delivery that could not be enqueued loses its claim, and the sweeper enqueues it."""
     for delivery_id in delivery_ids:
-        try:  # the message deliver.delay would send (the task ignores its result)
-            celery_app.send_task(DELIVER, (delivery_id,), ignore_result=True)
+        try:  # the message deliver.apply_async would send (the task ignores its result)
+            celery_app.send_task(DELIVER, (delivery_id,), countdown=countdown, ignore_result=True)
         except Exception:
             logger.warning("could not enqueue delivery %s; the sweeper will", delivery_id, exc_info=True)
+            try:
+                Delivery.objects.filter(pk=delivery_id).update(queued_until=None)
+            except Exception:  # the claim lapses by itself (WEBHOOK_QUEUED_LEASE_SECONDS)
+                logger.warning("could not release delivery %s", delivery_id, exc_info=True)
 
 
 def _positions(game: Game, rs: Any, state: Any) -> dict[int, int]:
@@ -191,5 +199,37 @@ def write_outbox(game: Game, events: Sequence[Event]) -> list[str]:
                 last.created_at,
                 {"seat": seat, "seq": last.seq, "scores": list(scores) if scores is not None else None},
             )
+    return _claimed(rows)
+
+
+def _claimed(rows: list[Delivery]) -> list[str]:
+    """Write the rows; returns those to enqueue now, claimed (``queued_until``): an endpoint that answers
+    gets at most its window (``WEBHOOK_ENDPOINT_CONCURRENCY``) held by tasks at once, the rest follow as its
+    attempts succeed (``delivery.fill_window``); a failing endpoint gets nothing now (it is probed; what is
+    held is sent when it answers again)."""
+    if not rows:
+        return []
+    now = timezone.now()
+    endpoints = {r.endpoint_id: r.endpoint for r in rows}
+    busy = dict(
+        Delivery.objects.filter(
+            endpoint_id__in=list(endpoints), status=DeliveryStatus.PENDING, queued_until__gt=now
+        )
+        .order_by()
+        .values("endpoint_id")
+        .annotate(n=Count("pk"))
+        .values_list("endpoint_id", "n")
+    )
+    room = {
+        pk: (0 if e.failing_since is not None else settings.WEBHOOK_ENDPOINT_CONCURRENCY - busy.get(pk, 0))
+        for pk, e in endpoints.items()
+    }
+    until = now + timedelta(seconds=settings.WEBHOOK_QUEUED_LEASE_SECONDS)
+    out: list[str] = []
+    for row in rows:
+        if room[row.endpoint_id] > 0:
+            room[row.endpoint_id] -= 1
+            row.queued_until = until
+            out.append(row.id)
     Delivery.objects.bulk_create(rows)
-    return [r.id for r in rows]
+    return out

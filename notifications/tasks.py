@@ -1,28 +1,33 @@
-"""Celery tasks: they take ids and call the delivery service. Idempotent (late acks, redelivery)."""
+"""Celery tasks: they take ids and call the delivery service. Idempotent (late acks, redelivery). They run on
+the ``notifications`` queue (``CELERY_TASK_ROUTES``), never in front of a timer."""
 
 from __future__ import annotations
+
+import contextlib
 
 from celery import shared_task
 
 from . import delivery
+from .models import Delivery, DeliveryStatus
 from .outbox import DELIVER
-
-COUNTDOWN_HORIZON = 300.0
-"""Retries due within this many seconds get a short countdown task; later ones are left to the sweeper
-(long ETA tasks are not a timer store, see PITFALLS)."""
 
 
 @shared_task(name=DELIVER, ignore_result=True)
 def deliver(delivery_id: str) -> None:
-    delay = delivery.attempt_delivery(delivery_id)
-    if delay is not None and delay <= COUNTDOWN_HORIZON:
-        deliver.apply_async((delivery_id,), countdown=delay)
+    """One attempt (or nothing: held, stale, done). The delivery service enqueues what follows: the next
+    deliveries of the endpoint's window after a success, this task again at the endpoint's next probe after
+    a failure. A task that fails (the database went away) gives up its claim if it can, so that the sweeper
+    enqueues the delivery again without waiting for the claim to lapse."""
+    try:
+        delivery.attempt_delivery(delivery_id)
+    except Exception:
+        with contextlib.suppress(Exception):
+            Delivery.objects.filter(pk=delivery_id, status=DeliveryStatus.PENDING).update(queued_until=None)
+        raise
 
 
 @shared_task(name="notifications.sweep", ignore_result=True)
 def sweep() -> int:
-    """Every few seconds (beat): enqueue every due pending delivery (retries, and lost enqueues)."""
-    ids = delivery.due_deliveries()
-    for delivery_id in ids:
-        deliver.delay(delivery_id)
-    return len(ids)
+    """Every few seconds (beat): enqueue due deliveries that no task holds (retries past the countdown
+    horizon, lost tasks, the probe of a failing endpoint), within each endpoint's window."""
+    return len(delivery.enqueue_due())

@@ -168,7 +168,7 @@ def running(topology: Topology, database_url: str, redis_url: str, workdir: Path
         **topology.env,
     }
     if topology.kind == "script":
-        topology.celery_concurrency = 2  # what scripts/serve runs
+        topology.celery_concurrency = 4  # what scripts/serve runs: a timers and a notifications worker of 2
     web = ManagedProcess("the web server", workdir / f"web-{port}.log")
     worker = ManagedProcess("the celery worker", workdir / f"celery-{port}.log")
     try:

@@ -85,7 +85,16 @@ def long_form_host_ranges(compose: dict[str, Any]) -> dict[str, Any]:
 def test_compose_file_follows_the_compose_specification(compose: dict[str, Any], env: dict[str, str]) -> None:
     """As Compose reads it: variables interpolated first (the defaults; as test_compose_up sets them)."""
     parsed = PyCompose.from_json(json.dumps(long_form_host_ranges(interpolate(compose, env))))
-    assert set(parsed.service_names()) == {"postgres", "redis", "migrate", "web", "stream", "worker", "beat"}
+    assert set(parsed.service_names()) == {
+        "postgres",
+        "redis",
+        "migrate",
+        "web",
+        "stream",
+        "worker",
+        "notifications",
+        "beat",
+    }
 
 
 def test_a_missing_secret_key_stops_compose() -> None:
@@ -108,7 +117,9 @@ def test_every_dependency_names_a_service_with_what_its_condition_needs(compose:
 
 
 def test_app_services_share_one_configuration_from_the_environment(compose: dict[str, Any]) -> None:
-    app = [compose["services"][name] for name in ("migrate", "web", "stream", "worker", "beat")]
+    app = [
+        compose["services"][name] for name in ("migrate", "web", "stream", "worker", "notifications", "beat")
+    ]
     for service in app:
         env = service["environment"]
         assert env["DATABASE_URL"].startswith("postgres://")
@@ -144,6 +155,8 @@ def test_database_connections_stay_under_max_connections(compose: dict[str, Any]
     )
     concurrency = next(c for c in services["worker"]["command"] if str(c).startswith("--concurrency="))
     worker_processes = _default(concurrency.split("=", 1)[1])
+    concurrency = next(c for c in services["notifications"]["command"] if str(c).startswith("--concurrency="))
+    notification_processes = _default(concurrency.split("=", 1)[1])
     postgres = " ".join(services["postgres"]["command"])
     max_connections = _default(re.search(r"max_connections=(\S+)", postgres).group(1))  # type: ignore[union-attr]
     threads = _default(env["WEB_THREADS"])
@@ -153,9 +166,21 @@ def test_database_connections_stay_under_max_connections(compose: dict[str, Any]
     assert example, "the README shows how to scale out"
     scales.append((int(example.group(1)), int(example.group(2))))
     for web_replicas, worker_replicas in scales:
-        used = (web_replicas * web_processes + 1) * pool_max + worker_replicas * worker_processes + 1
+        used = (
+            (web_replicas * web_processes + 1) * pool_max
+            + worker_replicas * worker_processes
+            + notification_processes
+            + 1
+        )
         assert used <= max_connections - 3, (web_replicas, worker_replicas, used, max_connections)
-    for name in ("migrate", "web", "stream", "worker", "beat"):  # one configuration for every app service
+    for name in (
+        "migrate",
+        "web",
+        "stream",
+        "worker",
+        "notifications",
+        "beat",
+    ):  # one configuration for every app service
         assert services[name]["environment"]["DB_POOL_MAX_SIZE"] == env["DB_POOL_MAX_SIZE"]
 
 
@@ -181,7 +206,7 @@ def test_images_are_the_public_ones_unless_named_and_scaled_web_replicas_get_por
     assert services["redis"]["image"] == "${REDIS_IMAGE:-redis:7}"
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "ARG BASE_IMAGE=python:3.11-slim\nFROM ${BASE_IMAGE:-python:3.11-slim}\n" in dockerfile
-    for name in ("migrate", "web", "stream", "worker", "beat"):
+    for name in ("migrate", "web", "stream", "worker", "notifications", "beat"):
         assert "BASE_IMAGE" in services[name]["build"]["args"]  # passed only when set (list form)
     assert services["web"]["ports"] == ["${WEB_PORTS:-8000}:8000"]
     assert services["stream"]["ports"] == ["${STREAM_PORT:-8001}:8001"]

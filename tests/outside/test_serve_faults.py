@@ -102,7 +102,8 @@ class Serve:
 
         def is_it(pid: int) -> bool:
             args = command(pid)
-            return any(a.endswith("celery") for a in args) and program in args
+            # the timers worker is `worker`; the notifications worker (-Q notifications) is another program
+            return any(a.endswith("celery") for a in args) and program in args and "notifications" not in args
 
         ours = set(self.processes())
         for pid in sorted(ours):
