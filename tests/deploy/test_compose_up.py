@@ -7,8 +7,8 @@ that make docker-compose.yml use them (BASE_IMAGE, POSTGRES_IMAGE, REDIS_IMAGE) 
 settings. Then, under a compose project of its own, on free host ports:
 
 1. the service image is built from the Dockerfile (``compose build``) and the stack brought up
-   (``compose up -d``): postgres, redis, migrate (runs once, exits 0), web, stream, worker, notifications and beat, each
-   long-running one healthy by its own healthcheck (beat, which has none, running);
+   (``compose up -d``): postgres, redis, migrate (runs once, exits 0), web, stream, worker, notifications and
+   beat, each long-running one healthy by its own healthcheck (beat, which has none, running);
 2. a player signs up and plays a game against three bots to its end through the published web port; the
    record verifies (``/verify``) and the stream service replays every event of it;
 3. web and worker are scaled to two (``--scale web=2 --scale worker=2``, the web replicas on a published
