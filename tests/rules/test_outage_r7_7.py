@@ -16,6 +16,7 @@ def test_r7_7_an_outage_extension_of_the_boss_deal_is_never_earlier_and_later_on
     w = game.rs.waiting(game.state)
     assert w is not None
     assert w.step == "distribute"
+    assert w.due_at is not None
     game.now = T0 + timedelta(seconds=30)
     assert game.do(game.rs.extend_command(w.step_no, 120, "outage")) == []  # 150 s < 600 s: R7.7
     assert game.rs.waiting(game.state) == w
