@@ -210,3 +210,11 @@ def test_images_are_the_public_ones_unless_named_and_scaled_web_replicas_get_por
         assert "BASE_IMAGE" in services[name]["build"]["args"]  # passed only when set (list form)
     assert services["web"]["ports"] == ["${WEB_PORTS:-8000}:8000"]
     assert services["stream"]["ports"] == ["${STREAM_PORT:-8001}:8001"]
+
+
+def test_every_server_keeps_idle_connections_longer_than_a_client(compose: dict[str, Any]) -> None:
+    """Issue #26: common clients keep an idle connection 5 s; a server that closes first resets a request the
+    client sends on it. The web image's gunicorn keeps them 75 s (Dockerfile), and so does the stream."""
+    assert "--keep-alive 75" in (ROOT / "Dockerfile").read_text()
+    command = [str(part) for part in compose["services"]["stream"]["command"]]
+    assert int(command[command.index("--timeout-keep-alive") + 1]) > 5
