@@ -241,7 +241,8 @@ class Stack:
 class Client:
     """One player's HTTP client over every running web replica: requests go round the replicas; a refused
     connection or a 5xx is retried (the same request, the same Idempotency-Key) on the next, the list of
-    replicas read again from Docker, until an answer comes or ``patience`` runs out."""
+    replicas read again from Docker, until an answer comes or ``patience`` runs out; a 429 is retried after
+    its ``Retry-After``."""
 
     def __init__(self, stack: Stack, token: str = "", patience: float = 90) -> None:
         self.stack = stack
@@ -269,6 +270,10 @@ class Client:
                 except httpx.TransportError:
                     r = None
                 busy = r is not None and r.status_code == 409 and "idempotency_key_in_use" in r.text
+                if r is not None and r.status_code == 429:  # throttled: wait as told, as a client does
+                    time.sleep(float(r.headers.get("Retry-After", "1")))
+                    assert time.monotonic() < deadline, f"{method} {path}: throttled for {self.patience} s"
+                    continue
                 if r is not None and r.status_code < 500 and not busy:
                     self.answered[url] = self.answered.get(url, 0) + 1
                     self.longest = max(self.longest, time.monotonic() - started)
