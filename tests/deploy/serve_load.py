@@ -101,6 +101,10 @@ class Topology:
     celery_concurrency: int = 2  # scripts/serve's
     env: dict[str, str] = field(default_factory=dict)  # extra environment (e.g. DB_POOL_MAX_SIZE)
 
+    def __post_init__(self) -> None:
+        if self.kind == "script":  # what scripts/serve runs: a timers and a notifications worker of 2 each
+            self.celery_concurrency = 4
+
     def web_command(self, port: int) -> list[str]:
         if self.kind == "script":
             return [str(REPO_ROOT / "scripts" / "serve")]
@@ -167,8 +171,6 @@ def running(topology: Topology, database_url: str, redis_url: str, workdir: Path
         "WEB_CONCURRENCY": str(topology.workers),
         **topology.env,
     }
-    if topology.kind == "script":
-        topology.celery_concurrency = 4  # what scripts/serve runs: a timers and a notifications worker of 2
     web = ManagedProcess("the web server", workdir / f"web-{port}.log")
     worker = ManagedProcess("the celery worker", workdir / f"celery-{port}.log")
     try:
