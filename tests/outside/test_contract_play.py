@@ -61,20 +61,23 @@ def _step_moves(offered: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [m for m in offered if m["command"] not in ANYTIME]
 
 
-def _time_passes(game_id: int, *, stuck: bool) -> None:
-    """The bots play (up to 20 moves); else, when none of the client's seats may act (``stuck``), the deadline
-    passes (the sweeper)."""
+def _time_passes(game_id: int, *, stuck: bool, rnd: random.Random) -> None:
+    """The bots play (up to 20 moves); else the deadline passes (the sweeper): always when none of the
+    client's seats may act (``stuck``: then a deadline must run), now and then otherwise (a player's time
+    runs out too)."""
     from games import deadlines
     from games.models import Game, GameStatus
     from games.services import bots
 
-    if bots.bots_play(game_id, max_steps=20) or not stuck:
+    if bots.bots_play(game_id, max_steps=20) or not (stuck or rnd.random() < 0.3):
         return
     game = Game.objects.get(pk=game_id)
     if game.status == GameStatus.OVER:
         return
-    assert game.deadline_at is not None, "no seat may act and no deadline runs"
-    deadlines.sweep(now=game.deadline_at + timedelta(seconds=1))
+    if stuck:
+        assert game.deadline_at is not None, "no seat may act and no deadline runs"
+    if game.deadline_at is not None:
+        deadlines.sweep(now=game.deadline_at + timedelta(seconds=1))
 
 
 class JsonSeat:
@@ -136,7 +139,7 @@ def _play_json(live: LiveServer, slug: str, seats: int, own: int, options: dict[
         move = _pick(rnd, view["moves"])
         if move is None or rnd.random() < 0.1:
             stuck = move is None and not any(_step_moves(q.state(game_id)[0]["moves"]) for q in players)
-            _time_passes(game_id, stuck=stuck)
+            _time_passes(game_id, stuck=stuck, rnd=rnd)
             continue
         # acting lists the seat, with the step's commands its moves offer
         step_moves = {m["command"] for m in view["moves"]} - ANYTIME
@@ -260,7 +263,7 @@ def test_a_generated_client_plays_every_game_from_the_typed_moves(
                 _step_moves([m.to_dict() for m in state_op.sync(game_id, client=s.client).moves])
                 for s in mine
             )
-            _time_passes(game_id, stuck=stuck)
+            _time_passes(game_id, stuck=stuck, rnd=rnd)
             continue
         body = _request_model(models, view, move["command"]).from_dict(movefill.body(move, rnd))
         r = seat.send_typed(game_id, move["command"], body)
