@@ -397,10 +397,38 @@ def ruleset_components() -> dict[str, Any]:
         discriminator=None,
         keyword="anyOf",
     )
-    components["RuleErrorDetails"] = _union(
-        {n: n for n in details},
-        description="What a rule error adds (`details` of a problem).",
-        discriminator=None,
-        keyword="anyOf",
-    )
+    components["RuleErrorDetails"] = _merged(components, details)
     return components
+
+
+def _merged(components: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """``RuleErrorDetails``: one object with every key any ruleset's error details may hold (each optional:
+    which are there depends on the code), so that a client reads it without narrowing; a key means one thing
+    in every ruleset (two shapes of a key are refused here)."""
+    properties: dict[str, Any] = {}
+    owners: dict[str, list[str]] = {}
+    for name in names:
+        for key, schema in components[name].get("properties", {}).items():
+            if key in properties and _shape(properties[key]) != _shape(schema):
+                raise ValueError(f"error details key {key!r} has two shapes: name them apart")
+            properties.setdefault(key, schema)
+            owners.setdefault(key, []).append(name.removesuffix("ErrorDetails"))
+    return {
+        "type": "object",
+        "description": "What a rule error adds (`details` of a problem): the keys of every game's "
+        + ", ".join(f"`{n}`" for n in names)
+        + " in one object, each there only with the codes that give it.",
+        "properties": {
+            key: {
+                **schema,
+                "description": (schema.get("description", "") + " " if schema.get("description") else "")
+                + "In "
+                + ", ".join(owners[key])
+                + ".",
+            }
+            if "$ref" not in schema
+            else schema
+            for key, schema in properties.items()
+        },
+        "additionalProperties": False,
+    }

@@ -234,6 +234,11 @@ class RecordedCommandField(serializers.JSONField):
 
 
 class FeedItemOutput(serializers.Serializer):
+    ruleset = serializers.ChoiceField(
+        choices=sorted(RULESETS),
+        help_text="The game's ruleset: the discriminator a typed client narrows `event` by (the spec splits "
+        "this item by it into `GoodCrittersFeedItem`, `LooseTriggersFeedItem`, `WereCatsFeedItem`).",
+    )
     seq = serializers.IntegerField()
     created_at = serializers.DateTimeField()
     event = EventField()
