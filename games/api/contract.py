@@ -51,6 +51,40 @@ DEPRECATED: dict[str, str] = {
 }
 
 
+GRAB_SOURCES: dict[str, Any] = {
+    "GrabPileSource": {
+        "type": "string",
+        "enum": ["loot", "action", "discard"],
+        "description": "A pile to grab from (LT4.2): `loot` (the Loot deck's top card), `action` (the Action "
+        "deck's top card), `discard` (the discard pile's top card).",
+    },
+    "GrabDisplaySource": {
+        "type": "string",
+        "pattern": "^display:[0-9]+$",
+        "maxLength": 100,
+        "description": "A displayed Loot card to grab (LT4.2): `display:` and its slot as displayed now "
+        "(`slot` of the view's `displayed`), in ASCII digits.",
+    },
+    "GrabSource": {
+        "description": "One source of a Grab (LT4.2): a pile (`GrabPileSource`) or a displayed card "
+        "(`GrabDisplaySource`); a client tells them apart by the value (`display:` starts the second).",
+        "oneOf": [{"$ref": REF + "GrabPileSource"}, {"$ref": REF + "GrabDisplaySource"}],
+    },
+}
+"""LT4.2's sources, typed (the rules' ``GRAB_SOURCE_PATTERN`` split into its two forms)."""
+
+
+def type_grab_sources(schemas: dict[str, Any]) -> None:
+    """The Grab command's ``sources`` (the request and the record's form) as a list of ``GrabSource``."""
+    schemas.update(GRAB_SOURCES)
+    for name, schema in schemas.items():
+        if not name.endswith(("GrabCommandRequest", "GrabCommandRecord")):
+            continue
+        sources = schema.get("properties", {}).get("sources")
+        if sources is not None and sources.get("type") == "array":
+            sources["items"] = {"$ref": REF + "GrabSource"}
+
+
 def per_ruleset_names() -> dict[str, tuple[str, dict[str, str]]]:
     """slug → (the ruleset's spec name, union component → the ruleset's own component)."""
     out: dict[str, tuple[str, dict[str, str]]] = {}
@@ -207,9 +241,40 @@ def clean_descriptions(result: dict[str, Any]) -> None:
         holder[key] = _link_rules(markdown(holder[key]))
 
 
+PLAYER_IN_STATE = (
+    "The seat's holder now, by player id: `p<number>` for a person, `bot<seat>` for a bot (the record's "
+    "`uid`). Not a username: a game's `players[]` (`SeatOutput`) maps each seat to its `player` username "
+    "and `display_name`."
+)
+PLAYERS_IN_STATE = (
+    "The seats' holders now, in seat order, by player id (`p<number>`, `bot<seat>`: see `player`)."
+)
+
+
+def document_player(schemas: dict[str, Any]) -> None:
+    """``player`` means one thing per place, said where it is: a player id in the game's state (every view and
+    ``play``), a username in ``game.players[]`` (``SeatOutput``) and the record's seats."""
+    views = [ref[len(REF) :] for ref in schemas["GameView"]["discriminator"]["mapping"].values()]
+    seen: set[str] = set()
+    todo = list(views)
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in schemas:
+            continue
+        seen.add(name)
+        todo += list(_refs(schemas[name]))
+        properties = schemas[name].get("properties", {})
+        if properties.get("player", {}).get("type") == "string":
+            properties["player"] = {**properties["player"], "description": PLAYER_IN_STATE}
+        if properties.get("players", {}).get("type") == "array":
+            properties["players"] = {**properties["players"], "description": PLAYERS_IN_STATE}
+
+
 def one_contract(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     """Post-processing hook (SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"]), after every other."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     split_by_ruleset(schemas)
+    type_grab_sources(schemas)
+    document_player(schemas)
     clean_descriptions(result)
     return result

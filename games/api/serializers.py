@@ -144,7 +144,11 @@ class EmptyInput(StrictSerializer):
 
 class SeatOutput(serializers.Serializer):
     seat = serializers.IntegerField(help_text="Lobby seat before the start; the game's seat number after it.")
-    player = serializers.CharField(allow_null=True, help_text="Username (null for a bot).")
+    player = serializers.CharField(
+        allow_null=True,
+        help_text="The seat holder's username (null for a bot). In the game's state (`state`), `player` is "
+        "the holder's player id instead (`p<number>`, `bot<seat>`).",
+    )
     display_name = serializers.CharField()
     bot = serializers.ChoiceField(choices=list(BOT_STRATEGIES), allow_null=True)
 

@@ -329,7 +329,7 @@ class VoteResolved:
     VERSION = 1
     yes: int
     no: int
-    outcome: str
+    outcome: str = field(metadata={"enum": ("pass", "tie", "fail", "boss_keeps")})
 
 
 @dataclass(frozen=True, slots=True)

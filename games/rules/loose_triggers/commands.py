@@ -105,8 +105,8 @@ GRAB_SOURCE_PATTERN: Final[str] = "^(loot|action|discard|display:[0-9]+)$"
 
 @dataclass(frozen=True, slots=True)
 class Grab:
-    """LT4.2: three sources, each loot | action | discard | display:<slot> (slots as displayed now, in ASCII
-    digits)."""
+    """LT4.2: three sources, each a pile (``loot``, ``action``, ``discard``) or a displayed card
+    (``display:<slot>``, its slot as displayed now, in ASCII digits): the spec's ``GrabSource``."""
 
     TYPE: ClassVar[str] = "Grab"
     seat: int | None
