@@ -103,7 +103,7 @@ class RecordEventOutput(serializers.Serializer):
     type = serializers.CharField()
     schema_version = serializers.IntegerField()
     data = EventField(  # type: ignore[assignment]  # a record field, not Serializer.data
-        help_text="The event, unredacted (`{type, v, ...fields}`, see `Event`)."
+        help_text="The event, unredacted (`{type, v, ...fields}`: the record's game's `{Name}Event`)."
     )
     created_at = serializers.CharField(help_text="ISO-8601 UTC: the time the command was decided at.")
     command_id = serializers.CharField()
