@@ -55,11 +55,11 @@ def test_the_step_is_checked_before_the_seat_and_the_seat_before_the_arguments(s
             kind.append(command)
 
     for game_no in range(2):
-        seats = SEATS[slug]
+        n = SEATS[slug]
         play_game(
             rs,
-            players=seats,
-            strategies=["random" if (s + game_no) % 2 else "sensible" for s in range(seats)],
+            players=n,
+            strategies=["random" if (s + game_no) % 2 else "sensible" for s in range(n)],
             options=rs.parse_options(OPTIONS[slug]),
             seed=bytes([game_no + 1]) * 32,
             salt=game_no,
