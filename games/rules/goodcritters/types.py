@@ -115,7 +115,7 @@ class GoodCrittersView(TypedDict):
     confiscated: NotRequired[list[CardView]]
     scores: NotRequired[list[int] | None]
     winners: NotRequired[list[int] | None]
-    end_reason: NotRequired[str | None]
+    end_reason: NotRequired[Literal["fuzz_reveal", "fuzz_extra", "fuzz_skim", "fuzz_bonus"] | None]
     seed: NotRequired[str | None]
     pile: NotRequired[list[int] | None]
 
