@@ -178,10 +178,15 @@ def split_by_ruleset(schemas: dict[str, Any]) -> None:
             "oneOf": [{"$ref": REF + n} for n in mapping.values()],
             "discriminator": {"propertyName": "ruleset", "mapping": {s: REF + n for s, n in mapping.items()}},
         }
-    for name in NESTED_NAMES:  # every use of them is now a ruleset's copy
-        if any(name in set(_refs(s)) for s in schemas.values()):
+    for name, base in NESTED_NAMES.items():  # every use of them is now a ruleset's copy: kept, deprecated
+        if any(name in set(_refs(s)) for other, s in schemas.items() if other != name):
             raise ValueError(f"{name} is still referenced: split what refers to it")
-        del schemas[name]
+        schemas[name] = {
+            **schemas[name],
+            "deprecated": True,
+            "description": f"Deprecated: a record's is its game's `{{Name}}{base}` (in its member of "
+            "`RecordOutput`, by `ruleset`).\n\n" + schemas[name].get("description", ""),
+        }
     for name, note in DEPRECATED.items():
         schemas[name] = {
             **schemas[name],
