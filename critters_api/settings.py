@@ -250,6 +250,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "critters_api.schema.add_components",
         "notifications.schema.add_stream_path",
+        "games.api.contract.one_contract",  # last: narrowing by ruleset, markup, rule links (issue #24)
     ],
 }
 

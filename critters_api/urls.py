@@ -4,7 +4,7 @@ from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
 from critters_api import health
 from critters_api.schema_view import SchemaView
-from games.api import audit_views
+from games.api import audit_views, rules_pages
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
@@ -15,6 +15,8 @@ urlpatterns = [
     path("api/v1/", include("players.urls")),
     path("api/v1/", include("games.api.urls")),
     path("games/<int:game_id>/replay", audit_views.replay_page, name="game-replay"),
+    path("rules/", rules_pages.rules_index, name="rules-index"),  # the rulings, served (issue #24)
+    path("rules/<str:game>", rules_pages.rules_page, name="rules-page"),
     path(".well-known/goodcritters-record-key", audit_views.record_key, name="record-key"),
     path("api/v1/", include("notifications.urls")),
 ]

@@ -168,6 +168,7 @@ def feed_page(game: Game, rows: Sequence[Event], viewer: Viewer, *, after: int) 
         event = rs.event_from_json(row.data)
         events.append(
             {
+                "ruleset": game.ruleset,  # the game of the event: a typed client narrows ``event`` by it
                 "seq": row.seq,
                 "created_at": row.created_at,
                 "event": rs.redact_event(event, viewer, terminal=terminal),

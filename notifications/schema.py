@@ -204,5 +204,9 @@ def stream_operation() -> dict[str, Any]:
 def add_stream_path(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     """Post-processing hook (SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"])."""
     result.setdefault("paths", {})["/api/v1/games/{game_id}/stream"] = {"get": stream_operation()}
-    result.setdefault("components", {}).setdefault("schemas", {})["StreamEnd"] = STREAM_END
+    from .serializers import WEBHOOK_DATA
+
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas["StreamEnd"] = STREAM_END
+    schemas["WebhookData"] = WEBHOOK_DATA
     return result

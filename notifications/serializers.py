@@ -83,6 +83,33 @@ class AttemptOutput(serializers.Serializer):
 _REF = "#/components/schemas/"
 
 
+WEBHOOK_DATA: dict[str, Any] = {
+    "type": "object",
+    "description": "What happened. Always: `game_id`, `game_name`, `ruleset`, `seat`, `seq`; "
+    "`game.event`/`game.started`/`game.deadline_near`: the event (`event_type`, `event`, as you "
+    "may see it); `game.your_turn`/`game.deadline_near`: the step and its deadline; "
+    "`game.ended`: the scores. `ruleset` is the discriminator a typed client narrows `event` by.",
+    "properties": {
+        "game_id": {"type": "integer"},
+        "game_name": {"type": "string"},
+        "ruleset": {"type": "string"},
+        "seat": {"type": "integer", "nullable": True},
+        "seq": {"type": "integer"},
+        "event_type": {"type": "string"},
+        "event": {"$ref": _REF + "Event"},
+        "step_no": {"type": "integer", "nullable": True},
+        "step": {"type": "string"},
+        "due_at": {"type": "string", "nullable": True},
+        "waiting_on": {"type": "array", "items": {"type": "integer"}},
+        "legal_commands": {"type": "array", "items": {"$ref": _REF + "LegalCommandsEnum"}},
+        "scores": {"type": "array", "items": {"type": "integer"}, "nullable": True},
+    },
+    "required": ["game_id", "game_name", "ruleset", "seq"],
+}
+"""The ``data`` of a webhook's body (the component ``WebhookData``, split by ``ruleset`` into one shape per
+game: ``games.api.contract``)."""
+
+
 @extend_schema_field(
     {
         "type": "object",
@@ -90,29 +117,7 @@ _REF = "#/components/schemas/"
         "properties": {
             "type": {"type": "string", "enum": [t.value for t in NotificationType]},
             "timestamp": {"type": "string", "format": "date-time"},
-            "data": {
-                "type": "object",
-                "description": "What happened. Always: `game_id`, `game_name`, `ruleset`, `seat`, `seq`; "
-                "`game.event`/`game.started`/`game.deadline_near`: the event (`event_type`, `event`, as you "
-                "may see it); `game.your_turn`/`game.deadline_near`: the step and its deadline; "
-                "`game.ended`: the scores.",
-                "properties": {
-                    "game_id": {"type": "integer"},
-                    "game_name": {"type": "string"},
-                    "ruleset": {"type": "string"},
-                    "seat": {"type": "integer", "nullable": True},
-                    "seq": {"type": "integer"},
-                    "event_type": {"type": "string"},
-                    "event": {"$ref": _REF + "Event"},
-                    "step_no": {"type": "integer", "nullable": True},
-                    "step": {"type": "string"},
-                    "due_at": {"type": "string", "nullable": True},
-                    "waiting_on": {"type": "array", "items": {"type": "integer"}},
-                    "legal_commands": {"type": "array", "items": {"$ref": _REF + "LegalCommandsEnum"}},
-                    "scores": {"type": "array", "items": {"type": "integer"}, "nullable": True},
-                },
-                "required": ["game_id", "game_name", "ruleset", "seq"],
-            },
+            "data": {"$ref": _REF + "WebhookData"},
         },
         "required": ["type", "timestamp", "data"],
     }

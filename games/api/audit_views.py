@@ -26,6 +26,7 @@ from critters_api.problems import Problem, problem_http_response
 from games.audit import export, replay, signature
 from games.audit.verify import CHECKPOINT_PATTERN, FORMAT, FORMAT_VERSION, parse_checkpoint, verify_record
 from games.models import Game
+from games.rules.registry import RULESETS
 from players.models import Player
 
 from . import examples
@@ -102,7 +103,7 @@ class RecordEventOutput(serializers.Serializer):
     type = serializers.CharField()
     schema_version = serializers.IntegerField()
     data = EventField(  # type: ignore[assignment]  # a record field, not Serializer.data
-        help_text="The event, unredacted (`{type, v, ...fields}`, see `Event`)."
+        help_text="The event, unredacted (`{type, v, ...fields}`: the record's game's `{Name}Event`)."
     )
     created_at = serializers.CharField(help_text="ISO-8601 UTC: the time the command was decided at.")
     command_id = serializers.CharField()
@@ -128,6 +129,11 @@ class RecordEventOutput(serializers.Serializer):
 
 
 class RecordOutput(serializers.Serializer):
+    ruleset = serializers.ChoiceField(
+        choices=sorted(RULESETS),
+        help_text="A copy of `game.ruleset`: the discriminator a typed client narrows the record's events "
+        "and commands by (docs/AUDIT.md; absent from records made before it was added).",
+    )
     format = serializers.ChoiceField(choices=[FORMAT])
     format_version = serializers.IntegerField(
         help_text=f"{FORMAT_VERSION} (this format; 2 for a game created before public chain 2)."
@@ -179,6 +185,10 @@ class VerdictOutput(serializers.Serializer):
 
 
 class StateAtOutput(serializers.Serializer):
+    ruleset = serializers.ChoiceField(
+        choices=sorted(RULESETS),
+        help_text="The game's ruleset: the discriminator a typed client narrows `event` and `state` by.",
+    )
     game = serializers.IntegerField()
     seq = serializers.IntegerField(help_text="The state is the one just after this event.")
     version = serializers.IntegerField(help_text="The game's current version (last seq).")
@@ -197,6 +207,7 @@ RECORD_EXAMPLE = OpenApiExample(
     "a record (one event shown)",
     response_only=True,
     value={
+        "ruleset": "goodcritters",
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "game": {
@@ -292,6 +303,7 @@ STATE_AT_EXAMPLE = OpenApiExample(
     "a seat's own view during the game",
     response_only=True,
     value={
+        "ruleset": "goodcritters",
         "game": 12,
         "seq": 40,
         "version": 118,

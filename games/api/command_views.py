@@ -68,6 +68,31 @@ class CommandView(GameView):
         return response
 
 
+CHECK_ORDER = (
+    "**Order of checks** (the first that fails answers; nothing is applied): "
+    "1. the token (401 `not_authenticated`; 429 `throttled`); "
+    "2. the game: 404 `game_not_found` when you may not see it; "
+    "3. the request: 400 `invalid_idempotency_key`, then the body (400 `malformed_request`, 422 "
+    "`validation_error`); "
+    "4. an `Idempotency-Key` already used: its stored answer (or 409 `idempotency_key_in_use`, 422 "
+    "`idempotency_key_reused`); "
+    "5. your seat: 403 `not_seated`; "
+    "6. `If-Match`: 412 `precondition_failed`; "
+    "7. the game's status: 409 `not_started`, `game_over` (a deadline that has passed is applied first, "
+    "which may answer 412 or 409 `game_over`); "
+    "8. the rules, in this order: your seat on autopilot (409 `autopilot_on`), then whether the command "
+    "may be sent now, in this step (409: `wrong_step` and the other `conflict` codes), then whether your "
+    "seat may send it (403: e.g. `not_boss`, `not_bagman`), then its arguments (422). So a command sent "
+    "out of its step is 409 `wrong_step` whoever sends it, and a seat that may never send it is 403 "
+    "whatever the arguments: e.g. a `GiveLoot` from a seat that is not the Bagman is 409 `wrong_step` "
+    "during a Discussion and 403 `not_bagman` during the deal. Two commands differ: `SetReady`'s step is "
+    "each seat's (409 `wrong_step` for a seat the step does not wait on); `AcceptTrade` and `DeclineTrade` "
+    "look the trade they name up first (409 `no_such_trade`), then whether it is offered to you (403 "
+    "`not_your_trade`)."
+)
+"""How a command is checked, in order (every command operation's description ends with it)."""
+
+
 def _view_for(type_name: str, by_slug: dict[str, type[StrictSerializer]]) -> type[CommandView]:
     distinct = list(dict.fromkeys(by_slug.values()))
     serializer = distinct[0]
@@ -87,7 +112,7 @@ def _view_for(type_name: str, by_slug: dict[str, type[StrictSerializer]]) -> typ
         f"field). {doc.strip()}\n\nSuccess returns your new view of the game and the new ETag. Rule "
         f"errors are "
         "problems with the rule's `code`: 422 (invalid as given), 409 (not now: wrong step, game over), "
-        "403 (never for you, e.g. not the Boss)."
+        "403 (never for you, e.g. not the Boss).\n\n" + CHECK_ORDER
     )
     request_examples = [
         OpenApiExample(label, value=value, request_only=True)

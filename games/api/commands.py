@@ -157,10 +157,15 @@ def command_serializer(slug: str, cls: type[Any], *, name: str | None = None) ->
         kwargs: dict[str, Any] = {}
         if f.default is not dataclasses.MISSING:
             kwargs["required"] = False
+        help_text = ""
+        if "none" in f.metadata:  # "none" is null in a request, or the rules' own value, as before (#24)
+            kwargs["allow_null"] = True
+            help_text = f"null for none (`{f.metadata['none']}`, the older form, is read the same)."
+            attrs[f"validate_{f.name}"] = _none_as(f.metadata["none"])
         attrs[f.name] = _field_for(
             hints[f.name],
             choices=choices.get((cls.TYPE, f.name)),
-            help_text="",
+            help_text=help_text,
             substitutes=substitutes,
             minimum=f.metadata.get("minimum", 0),
             pattern=f.metadata.get("pattern"),
@@ -173,6 +178,16 @@ def command_serializer(slug: str, cls: type[Any], *, name: str | None = None) ->
     ref = name or f"{cls.TYPE}Command"
     attrs["Meta"] = type("Meta", (), {"ref_name": ref})
     return type(f"{ref}Serializer", (StrictSerializer,), attrs)
+
+
+def _none_as(value: Any) -> Any:
+    """A field's validator that reads null as the rules' own "none" (``metadata["none"]``, e.g. -1): the
+    command is built, stored and recorded as it always was."""
+
+    def validate(self: Any, given: Any) -> Any:
+        return value if given is None else given
+
+    return validate
 
 
 def _shape(cls: type[Any]) -> tuple[tuple[str, str], ...]:

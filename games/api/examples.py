@@ -227,6 +227,7 @@ def feed_items(viewer: int = 2, last: int = 2) -> list[dict[str, Any]]:
     n = len(events)
     return [
         {
+            "ruleset": DEFAULT_RULESET,
             "seq": seq,
             "created_at": "2026-11-22T16:01:00Z",
             "event": rs.redact_event(events[seq - 1], viewer, terminal=False),

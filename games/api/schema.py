@@ -49,6 +49,23 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return {**schema, "nullable": True}
 
 
+def _described(schema: dict[str, Any], note: str | None) -> dict[str, Any]:
+    if note is None:
+        return schema
+    if "$ref" in schema:
+        schema = {"allOf": [schema]}
+    return {**schema, "description": note}
+
+
+def _deprecated(schema: dict[str, Any], note: str | None) -> dict[str, Any]:
+    """A key kept for older clients (a TypedDict's ``__deprecated_keys__``: key → what to read instead)."""
+    if note is None:
+        return schema
+    if "$ref" in schema:
+        schema = {"allOf": [schema]}
+    return {**schema, "deprecated": True, "description": f"Deprecated: {note}"}
+
+
 def _is_typeddict(tp: Any) -> bool:
     return isinstance(tp, type) and typing.is_typeddict(tp)
 
@@ -151,9 +168,14 @@ class Builder:
         self.components[name] = {}  # a placeholder against recursion
         hints = typing.get_type_hints(td, include_extras=True)
         required = [] if self.request else [k for k in hints if k in td.__required_keys__]
+        deprecated: dict[str, str] = td.__dict__.get("__deprecated_keys__", {})
+        notes: dict[str, str] = td.__dict__.get("__descriptions__", {})  # a key's own description
         schema: dict[str, Any] = {
             "type": "object",
-            "properties": {key: self.schema(tp) for key, tp in hints.items()},
+            "properties": {
+                key: _deprecated(_described(self.schema(tp), notes.get(key)), deprecated.get(key))
+                for key, tp in hints.items()
+            },
             "additionalProperties": False,
         }
         if required:
@@ -172,7 +194,7 @@ class Builder:
         }
         redacted = self.sibling(redacted=True)
         for f in dataclasses.fields(cls):
-            properties[f.name] = _nullable(redacted.schema(hints[f.name]))
+            properties[f.name] = _nullable(_closed(f) or redacted.schema(hints[f.name]))
         extras = self.rt.redaction_extras.get(cls.TYPE, ())
         for name in extras:
             if name in properties:
@@ -201,7 +223,9 @@ class Builder:
         for f in dataclasses.fields(cls):
             if f.name == "seat":
                 continue
-            properties[f.name] = self.schema(hints[f.name])
+            properties[f.name] = _closed(f) or self.schema(hints[f.name])
+            if "description" in f.metadata:
+                properties[f.name] = {**properties[f.name], "description": f.metadata["description"]}
         properties["seat"] = {
             "type": "integer",
             "nullable": True,
@@ -220,6 +244,13 @@ class Builder:
             ],
             "additionalProperties": False,
         }
+
+
+def _closed(f: dataclasses.Field[Any]) -> dict[str, Any] | None:
+    """A string field of a closed set (``metadata["enum"]``: every value it ever held, old records' too):
+    its enum."""
+    values = f.metadata.get("enum")
+    return None if values is None else {"type": "string", "enum": list(values)}
 
 
 def _always_there(f: dataclasses.Field[Any]) -> bool:
@@ -397,10 +428,38 @@ def ruleset_components() -> dict[str, Any]:
         discriminator=None,
         keyword="anyOf",
     )
-    components["RuleErrorDetails"] = _union(
-        {n: n for n in details},
-        description="What a rule error adds (`details` of a problem).",
-        discriminator=None,
-        keyword="anyOf",
-    )
+    components["RuleErrorDetails"] = _merged(components, details)
     return components
+
+
+def _merged(components: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """``RuleErrorDetails``: one object with every key any ruleset's error details may hold (each optional:
+    which are there depends on the code), so that a client reads it without narrowing; a key means one thing
+    in every ruleset (two shapes of a key are refused here)."""
+    properties: dict[str, Any] = {}
+    owners: dict[str, list[str]] = {}
+    for name in names:
+        for key, schema in components[name].get("properties", {}).items():
+            if key in properties and _shape(properties[key]) != _shape(schema):
+                raise ValueError(f"error details key {key!r} has two shapes: name them apart")
+            properties.setdefault(key, schema)
+            owners.setdefault(key, []).append(name.removesuffix("ErrorDetails"))
+    return {
+        "type": "object",
+        "description": "What a rule error adds (`details` of a problem): the keys of every game's "
+        + ", ".join(f"`{n}`" for n in names)
+        + " in one object, each there only with the codes that give it.",
+        "properties": {
+            key: {
+                **schema,
+                "description": (schema.get("description", "") + " " if schema.get("description") else "")
+                + "In "
+                + ", ".join(owners[key])
+                + ".",
+            }
+            if "$ref" not in schema
+            else schema
+            for key, schema in properties.items()
+        },
+        "additionalProperties": False,
+    }

@@ -145,7 +145,11 @@ class EmptyInput(StrictSerializer):
 
 class SeatOutput(serializers.Serializer):
     seat = serializers.IntegerField(help_text="Lobby seat before the start; the game's seat number after it.")
-    player = serializers.CharField(allow_null=True, help_text="Username (null for a bot).")
+    player = serializers.CharField(
+        allow_null=True,
+        help_text="The seat holder's username (null for a bot). In the game's state (`state`), `player` is "
+        "the holder's player id instead (`p<number>`, `bot<seat>`).",
+    )
     display_name = serializers.CharField()
     bot = serializers.ChoiceField(choices=list(BOT_STRATEGIES), allow_null=True)
 
@@ -246,6 +250,11 @@ class RecordedCommandField(serializers.JSONField):
 
 
 class FeedItemOutput(serializers.Serializer):
+    ruleset = serializers.ChoiceField(
+        choices=sorted(RULESETS),
+        help_text="The game's ruleset: the discriminator a typed client narrows `event` by (the spec splits "
+        "this item by it into `GoodCrittersFeedItem`, `LooseTriggersFeedItem`, `WereCatsFeedItem`).",
+    )
     seq = serializers.IntegerField()
     created_at = serializers.DateTimeField()
     event = EventField()

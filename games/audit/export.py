@@ -143,6 +143,7 @@ def state_at(game: Game, seq: int, viewer: Viewer) -> dict[str, Any]:
     state = rs.fold(parsed)
     over = game.status == GameStatus.OVER
     return {
+        "ruleset": game.ruleset,  # the game of ``event`` and ``state``: a typed client narrows them by it
         "game": game.pk,
         "seq": seq,
         "version": game.version,

@@ -89,6 +89,9 @@ def assemble(
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION if sealed else 2,
+        # the game's ruleset again, at the top (a copy of ``game.ruleset``): a typed client narrows the
+        # record's events and commands by it; records made before it was added have no such key
+        **({"ruleset": game["ruleset"]} if "ruleset" in game else {}),
         "game": dict(game),
         "seats": [dict(s) for s in seats],
         "seed": first.get("seed"),

@@ -234,6 +234,8 @@ def _check_format(record: Any) -> tuple[dict[str, Any], list[dict[str, Any]], in
     slug = game.get("ruleset")
     if slug not in RULESETS:
         raise _Bad(None, "format", f"unknown ruleset {slug!r} (known: {', '.join(sorted(RULESETS))})")
+    if "ruleset" in record and record["ruleset"] != slug:  # the top-level copy (absent in older records)
+        raise _Bad(None, "format", f"ruleset {record['ruleset']!r} is not game.ruleset {slug!r}")
     known = RULESETS[slug].rules_versions
     if game.get("ruleset_version") not in known:
         raise _Bad(

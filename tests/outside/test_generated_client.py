@@ -359,7 +359,7 @@ def test_a_typed_client_plays_a_game_with_payoffs(live: LiveServer, client_packa
 
     # the record: every event and command a typed class (the union parsed by its `type`)
     record = sub(pkg, "api.audit.games_record_retrieve").sync(game_id, client=seats[0].client)
-    assert isinstance(record, models.RecordOutput)
+    assert isinstance(record, models.GoodCrittersRecord)  # the record's union, narrowed by `ruleset`
     event_classes = tuple(getattr(models, n) for n in dir(models) if n.endswith("Event") and n != "Event")
     command_classes = tuple(getattr(models, n) for n in dir(models) if n.endswith("CommandRecord"))
     kinds = set()
@@ -521,7 +521,7 @@ def test_a_generated_client_plays_a_table_game(
         for t, r in schemas[f"{rt.name}RecordedCommand"]["discriminator"]["mapping"].items()
     }
     record = sub(pkg, "api.audit.games_record_retrieve").sync(game_id, client=me.client)
-    assert isinstance(record, models.RecordOutput)
+    assert isinstance(record, getattr(models, f"{rt.name}Record"))  # narrowed by `ruleset`
     kinds = set()
     for entry in record.events:
         assert type(entry.data).__name__ == event_class[entry.type_], (entry.type_, type(entry.data))

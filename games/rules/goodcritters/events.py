@@ -8,6 +8,7 @@ whose ready flag the event clears (R2.4), so :func:`.evolve.evolve` only applies
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from .options import Options
 
@@ -329,7 +330,7 @@ class VoteResolved:
     VERSION = 1
     yes: int
     no: int
-    outcome: str
+    outcome: str = field(metadata={"enum": ("pass", "tie", "fail", "boss_keeps")})
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,6 +390,11 @@ class LootConfiscated:
     cards: Cards
 
 
+END_REASONS: Final = ("fuzz_reveal", "fuzz_extra", "fuzz_skim", "fuzz_bonus")
+"""How The Fuzz! ended the game (R5.1, R5.2, R5.4): revealed in Step 1, drawn as an extra card, skimmed,
+drawn as the Boss's bonus."""
+
+
 @dataclass(frozen=True, slots=True)
 class GameEnded:
     """§5: final scores (R5.3), the winners (equal highest share the win; resigned seats cannot win, R7.4),
@@ -396,7 +402,7 @@ class GameEnded:
 
     TYPE = "GameEnded"
     VERSION = 1
-    reason: str  # fuzz_reveal | fuzz_extra | fuzz_skim | fuzz_bonus
+    reason: str = field(metadata={"enum": END_REASONS})
     scores: tuple[int, ...]
     winners: Seats
     seed: str

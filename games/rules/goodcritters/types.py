@@ -78,14 +78,16 @@ class TradeView(TypedDict):
 
 
 class LastVote(TypedDict):
+    """The last vote's count and its outcome (R4.1 pass, R4.2 tie, R4.3/R4.5 fail, R4.4/R4.5 boss_keeps)."""
+
     yes: int
     no: int
-    outcome: str
+    outcome: Literal["pass", "tie", "fail", "boss_keeps"]
 
 
 class GoodCrittersView(TypedDict):
     """The game as the viewer may see it (R8.3): their own secrets only; everything once it is over. Before
-    the start only ``ruleset``, ``started`` and ``over`` are there."""
+    the start every key but ``ruleset``, ``started`` and ``over`` is null."""
 
     ruleset: Literal["goodcritters"]
     started: bool
@@ -113,9 +115,33 @@ class GoodCrittersView(TypedDict):
     confiscated: NotRequired[list[CardView]]
     scores: NotRequired[list[int] | None]
     winners: NotRequired[list[int] | None]
-    end_reason: NotRequired[str | None]
+    end_reason: NotRequired[Literal["fuzz_reveal", "fuzz_extra", "fuzz_skim", "fuzz_bonus"] | None]
     seed: NotRequired[str | None]
     pile: NotRequired[list[int] | None]
+
+
+# The table's facts GoodCritters' view has flat (its clients knew them there before every game had ``play``):
+# kept, deprecated in the spec (``__deprecated_keys__``: key -> what to read instead), issue #24.
+_IN_PLAY = "the same in `play.{}` (the block every game's view has)."
+_IN_PLAY_SEATS = "the same in `play.seats[].{}` (the block every game's view has)."
+setattr(  # noqa: B010 (read by games.api.schema)
+    GoodCrittersView,
+    "__deprecated_keys__",
+    {key: _IN_PLAY.format(key) for key in ("due_at", "paused_at", "pause_until", "pause_votes")},
+)
+setattr(  # noqa: B010
+    SeatView,
+    "__descriptions__",
+    {
+        "chosen": "Whether the seat has chosen its Action card this step (R2.3), a flag (Loose Triggers' "
+        "`chose`; the card itself is `action`, the viewer's own).",
+    },
+)
+setattr(  # noqa: B010
+    SeatView,
+    "__deprecated_keys__",
+    {key: _IN_PLAY_SEATS.format(key) for key in ("autopilot", "ready", "misses", "extensions_left")},
+)
 
 
 # the table's options as GoodCritters declares them (its log predates the table): the table's bounds, Range

@@ -35,9 +35,9 @@ def relic_of(card: int) -> int | None:
 
 def loot_json(card: int) -> dict[str, object]:
     relic = relic_of(card)
-    if relic is None:
-        return {"card": card, "kind": "cash", "value": CASH[card]}
-    return {"card": card, "kind": "relic", "relic": RELICS[relic]}
+    if relic is None:  # both keys always there, null for the other kind (issue #24: one convention)
+        return {"card": card, "kind": "cash", "value": CASH[card], "relic": None}
+    return {"card": card, "kind": "relic", "value": None, "relic": RELICS[relic]}
 
 
 def loot_value(cards: Iterable[int]) -> int:

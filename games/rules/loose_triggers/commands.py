@@ -73,11 +73,11 @@ class Aim:
 
 @dataclass(frozen=True, slots=True)
 class ChooseAction:
-    """LT3.3: a card from the hand, or -1 for none; changeable until the step closes."""
+    """LT3.3: a card from the hand, or none; changeable until the step closes."""
 
     TYPE: ClassVar[str] = "ChooseAction"
     seat: int | None
-    card: int = field(metadata={"minimum": -1})
+    card: int = field(metadata={"minimum": -1, "none": -1})  # the API reads null as -1 (state.NO_CARD)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,11 +91,11 @@ class PickLoot:
 
 @dataclass(frozen=True, slots=True)
 class ClaimSpoils:
-    """LT4.1: the displayed card at ``slot`` (-1: none) and/or the Bagman card."""
+    """LT4.1: the displayed card at ``slot`` (or none) and/or the Bagman card."""
 
     TYPE: ClassVar[str] = "ClaimSpoils"
     seat: int | None
-    slot: int = field(metadata={"minimum": -1})
+    slot: int = field(metadata={"minimum": -1, "none": -1})  # the API reads null as -1 (state.NO_CARD)
     bagman: bool
 
 
@@ -105,8 +105,8 @@ GRAB_SOURCE_PATTERN: Final[str] = "^(loot|action|discard|display:[0-9]+)$"
 
 @dataclass(frozen=True, slots=True)
 class Grab:
-    """LT4.2: three sources, each loot | action | discard | display:<slot> (slots as displayed now, in ASCII
-    digits)."""
+    """LT4.2: three sources, each a pile (``loot``, ``action``, ``discard``) or a displayed card
+    (``display:<slot>``, its slot as displayed now, in ASCII digits): the spec's ``GrabSource``."""
 
     TYPE: ClassVar[str] = "Grab"
     seat: int | None

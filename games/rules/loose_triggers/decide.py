@@ -352,27 +352,23 @@ def _give(run: _Run, seat: int, command: GiveLoot) -> None:
 def _aim(run: _Run, seat: int, command: Aim) -> None:
     s = run.state
     target = command.target
+    # the order every command keeps (issue #24, the spec's "Order of checks"): the step, then what the seat
+    # may do now, then the arguments
+    if s.discussion is not None and s.discussion != COUNTDOWN:
+        fail("wrong_step", "the Discussion has locked")
+    current = s.aims[seat] if s.discussion == COUNTDOWN else None
+    if s.discussion is None and s.opened[seat]:
+        fail("already_opened", "you opened a Discussion during this display already")
+    if current is not None and seat == s.counter:
+        fail("counter_locked", "the Counter cannot change target")
+    if current is not None and s.retargets[seat] >= s.options.max_retargets:
+        fail("too_many_retargets", "you have changed target as often as you may")
     _need_living(s, target)
     if target == seat:
         fail("invalid_target", "a player cannot aim at themselves")
-    if s.discussion is None:
-        if s.opened[seat]:
-            fail("already_opened", "you opened a Discussion during this display already")
-        how = "open"
-    elif s.discussion == COUNTDOWN:
-        current = s.aims[seat]
-        if current is None:
-            how = "join"
-        elif seat == s.counter:
-            fail("counter_locked", "the Counter cannot change target")
-        elif target == current:
-            fail("invalid_target", "that is already your target")
-        elif s.retargets[seat] >= s.options.max_retargets:
-            fail("too_many_retargets", "you have changed target as often as you may")
-        else:
-            how = "retarget"
-    else:
-        fail("wrong_step", "the Discussion has locked")
+    if current is not None and target == current:
+        fail("invalid_target", "that is already your target")
+    how = "open" if s.discussion is None else "join" if current is None else "retarget"
     run.emit(Aimed(seat=seat, target=target, how=how))
     if s.step == AIM:  # LT2.5: the aim closes the window; the deal resumes after the Discussion (ruling 25)
         run.emit(AimWindowClosed(step_no=s.step_no, reason="aimed"))

@@ -93,7 +93,7 @@ class Aimed:
     VERSION: ClassVar[int] = 1
     seat: int
     target: int
-    how: str
+    how: str = field(metadata={"enum": ("open", "join", "retarget")})
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +135,7 @@ class BangFired:
     gunner: int
     target: int
     card: int
-    outcome: str
+    outcome: str = field(metadata={"enum": ("dead_target", "ducked", "crossfire", "hit")})
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,7 +236,7 @@ class CardGrabbed:
     TYPE: ClassVar[str] = "CardGrabbed"
     VERSION: ClassVar[int] = 1
     seat: int
-    source: str
+    source: str = field(metadata={"enum": ("loot", "display", "action", "discard")})
     slot: int
     card: int
     face_down: bool

@@ -31,12 +31,13 @@ REDACTION_EXTRAS: Final[dict[str, tuple[str, ...]]] = {
 
 
 class LootView(TypedDict):
-    """A Loot card: cash with its ``value``, or a relic with its name (LT1.5)."""
+    """A Loot card: cash with its ``value`` (``relic`` null), or a relic with its name (``value`` null: a
+    relic's worth is its set's, LT1.5)."""
 
     card: int
     kind: Literal["cash", "relic"]
-    value: NotRequired[int]
-    relic: NotRequired[str]
+    value: int | None
+    relic: str | None
 
 
 class ActionView(TypedDict):
@@ -68,6 +69,7 @@ class SeatView(TypedDict):
     retargets: int
     chose: bool
     chosen: int | None
+    chosen_card: int | None
     played: int | None
     in_play: int | None
     vote: int | None
@@ -79,9 +81,27 @@ class SeatView(TypedDict):
     pal: int | None
 
 
+# ``chosen`` is a card here and a flag in GoodCritters' view: the card has its own name now (issue #24)
+setattr(  # noqa: B010 (read by games.api.schema)
+    SeatView,
+    "__deprecated_keys__",
+    {"chosen": "the same as `chosen_card` (a card id; `chose` says whether the seat has chosen)."},
+)
+setattr(  # noqa: B010
+    SeatView,
+    "__descriptions__",
+    {
+        "chose": "Whether the seat has chosen its Action card face down this step (LT3.3), as GoodCritters' "
+        "`chosen`.",
+        "chosen_card": "The Action card the seat chose (LT3.3): yours only (every seat's once the game is "
+        "over); null when it chose none, has not chosen, or is another's.",
+    },
+)
+
+
 class LooseTriggersView(TypedDict):
-    """The game as the viewer may see it (LT7.2); everything once over. Before the start only ``ruleset``,
-    ``started`` and ``over``."""
+    """The game as the viewer may see it (LT7.2); everything once over. Before the start every key but
+    ``ruleset``, ``started`` and ``over`` is null."""
 
     ruleset: Literal["loose_triggers"]
     started: bool

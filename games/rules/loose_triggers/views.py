@@ -42,6 +42,7 @@ def _seat_json(state: State, seat: int, viewer: Viewer, full: bool) -> JSON:
         "retargets": state.retargets[seat],
         "chose": chosen is not None,
         "chosen": (None if chosen == NO_CARD else chosen) if mine and chosen is not None else None,
+        "chosen_card": (None if chosen == NO_CARD else chosen) if mine and chosen is not None else None,
         "played": played,
         "in_play": state.in_play[seat],
         "vote": state.votes[seat],

@@ -235,6 +235,7 @@ class Table:
         self.player_commands: tuple[type[Any], ...] = (*game.player_commands, *cmd.PLAYER_COMMANDS)
         self.event_classes: tuple[type[Any], ...] = (*game.event_classes, *ev.EVENT_CLASSES)
         self.types = table_types(game)  # the game's JSON shapes plus the table's
+        self._view_keys = tuple(typing.get_type_hints(self.types.view))  # every key a view has (issue #24)
         # a game's own keys of ``deadlines`` (LT2.5's ``aim``: the game reads it itself) and the options a
         # game made now gets when its creator leaves them out (its rules' version, ruling 32); a start
         # command read back from a log gets none of them (absent there: the game's older rules)
@@ -676,15 +677,15 @@ class Table:
 
     def view_for(self, state: TableState, viewer: Viewer) -> JSON:
         out = self.game.view_for(state.game, viewer)
-        if not state.opened:
-            return out
+        if not state.opened:  # every key there (the spec requires them all): null until the start
+            return {**out, **{key: None for key in self._view_keys if key not in out}}
         w = None if self.game.is_terminal(state.game) else self._waiting(state.game)
         settings = state.settings
         assert settings is not None
         end = pause_end(state)
+        # a game whose view has the table's facts in place (GoodCritters, as its clients know it) keeps them
+        # there (deprecated in the spec) and has the ``play`` block every game has too (issue #24)
         _fill(out, state, terminal=self.game.is_terminal(state.game))
-        if self._fact_types:  # the game's view has the table's facts in place, as its clients know it
-            return out
         out["play"] = {
             "step": None if w is None else w.step,
             "step_no": state.step_no,

@@ -100,6 +100,14 @@ def _typeddict(name: str, doc: str, fields: dict[str, Any]) -> Any:
     return td
 
 
+def _required(tp: Any) -> Any:
+    """A view's key, always there: one a game's view has only once started (``NotRequired``) is null before
+    (the table's ``view_for`` writes every key)."""
+    if typing.get_origin(tp) is NotRequired:
+        return typing.get_args(tp)[0] | None
+    return tp
+
+
 def table_types(game: Any) -> RulesetTypes:
     rt: RulesetTypes = game.types
     name = rt.name
@@ -151,14 +159,21 @@ def table_types(game: Any) -> RulesetTypes:
     view = _typeddict(
         rt.view.__name__,
         (rt.view.__doc__ or "").strip()
-        + " Once started, ``players`` (the seats' holders now)"
-        + ("." if start_type is not None else " and ``play`` (deadlines, pause, seats)."),
+        + " Once started, ``players`` (the seats' holders now) and ``play`` (the step, its deadline, the "
+        "seats it waits on, the pause, every seat's table facts), the same in every game. Every key is "
+        "there in every view: those a game has only once started are null before its start.",
         {
-            **typing.get_type_hints(rt.view, include_extras=True),
-            "players": NotRequired[list[str]],
-            **({} if start_type is not None else {"play": NotRequired[Play]}),
+            key: _required(tp)
+            for key, tp in {
+                **typing.get_type_hints(rt.view, include_extras=True),
+                "players": NotRequired[list[str]],
+                "play": NotRequired[Play],
+            }.items()
         },
     )
+    deprecated = rt.view.__dict__.get("__deprecated_keys__")
+    if deprecated:  # a game's flat copies of the table's facts, kept for its older clients
+        view.__deprecated_keys__ = deprecated
     table_events: tuple[type[Any], ...] = events.EVENT_CLASSES
     table_commands: tuple[type[Any], ...] = commands.COMMAND_CLASSES
     if (

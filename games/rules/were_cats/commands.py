@@ -7,7 +7,7 @@ are ``(pennies, nickels, dimes)`` triples (JSON: ``{"penny": p, "nickel": n, "di
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from .coins import KINDS, NO_COINS, Coins
 from .options import Options
@@ -50,14 +50,20 @@ class PlaceVictims:
     scare: Coins
 
 
+_TABLE_REASON: Final = (
+    "Set only when the table plays the command for the seat (WC4.1: `timeout` or `resigned`); null when the "
+    "seat sent it. Never sent by a client (the record's form only)."
+)
+
+
 @dataclass(frozen=True, slots=True)
 class FinishPlacing:
-    """WC2.1: say done (final). ``reason`` is set when the table plays it for the seat (WC4.1: ``timeout``
-    or ``resigned``); such a finish never takes the quarter (ruling 5)."""
+    """WC2.1: say done (final). When the table plays it for the seat (WC4.1), such a finish never takes the
+    quarter (ruling 5)."""
 
     TYPE: ClassVar[str] = "FinishPlacing"
     seat: int | None
-    reason: str | None = field(default=None, metadata={"system": True})
+    reason: str | None = field(default=None, metadata={"system": True, "description": _TABLE_REASON})
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,12 +112,11 @@ class Repopulate:
 
 @dataclass(frozen=True, slots=True)
 class Pass:
-    """WC2.3: the acting cat takes no action (and eats nothing, ruling 8); it turns tails up. ``reason`` as
-    for :class:`FinishPlacing` when the table plays it (WC4.1)."""
+    """WC2.3: the acting cat takes no action (and eats nothing, ruling 8); it turns tails up."""
 
     TYPE: ClassVar[str] = "Pass"
     seat: int | None
-    reason: str | None = field(default=None, metadata={"system": True})
+    reason: str | None = field(default=None, metadata={"system": True, "description": _TABLE_REASON})
 
 
 @dataclass(frozen=True, slots=True)

@@ -199,6 +199,17 @@ def test_the_table_writes_its_facts_into_goodcritters_own_events_r7_1_r2_4() -> 
     assert not state.game.ready[seat]
     view = rs.view_for(state, seat)
     assert view["due_at"] == choose[0].due_at
-    assert "play" not in view
     assert [s["ready"] for s in view["seats"]] == [False] * 4
     assert [(s["autopilot"], s["misses"], s["extensions_left"]) for s in view["seats"]] == [(False, 0, 1)] * 4
+    # the same facts in the `play` block every game's view has (issue #24; the flat ones are deprecated)
+    play = view["play"]
+    assert (play["step"], play["step_no"], play["due_at"]) == ("choose", view["step_no"], view["due_at"])
+    flat = ("resigned", "autopilot", "ready", "misses", "extensions_left")
+    assert [{k: s[k] for k in flat} for s in play["seats"]] == [
+        {k: s[k] for k in flat} for s in view["seats"]
+    ]
+    assert (play["paused_at"], play["pause_until"], play["pause_votes"]) == (
+        view["paused_at"],
+        view["pause_until"],
+        view["pause_votes"],
+    )
