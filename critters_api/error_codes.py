@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
+from games.errors import Refusal
 from games.rules.core import ErrorKind
 
 RULE_ERROR_STATUS: dict[ErrorKind, int] = {
@@ -33,6 +34,15 @@ RULE_ERROR_STATUS: dict[ErrorKind, int] = {
     ErrorKind.FORBIDDEN: 403,
 }
 """Rule errors map to HTTP here and nowhere else."""
+
+REFUSAL_STATUS: dict[Refusal, int] = {
+    Refusal.NOT_FOUND: 404,
+    Refusal.FORBIDDEN: 403,
+    Refusal.CONFLICT: 409,
+    Refusal.PRECONDITION_FAILED: 412,
+    Refusal.INVALID: 422,
+}
+"""The hosting code's refusals (:class:`games.errors.Refused`) map to HTTP here and nowhere else."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
