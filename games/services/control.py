@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.errors import Refusal, Refused
-from games.loading import load_state, ruleset_for
+from games.loading import ruleset_for
 from games.models import Event, Game, GameStatus, Seat, SeatOffer
 from games.roster import forget_roster, lock_game
 from games.rules.core import Context, RuleError, Ruleset
@@ -31,8 +31,8 @@ def _lock_running(game_id: int) -> Game:
 
 
 def _fresh_state(game: Game, rs: Ruleset[Any], now: datetime) -> Any:
-    """The locked game's state with a passed deadline applied first."""
-    return timers.expire_locked(game, rs, load_state(game, rs), now)
+    """The locked game's state with a passed deadline applied first (the opening every write shares)."""
+    return timers.open_locked(game, now).state
 
 
 def game_pause(*, game_id: int, by: Player, pause: bool) -> Game:
