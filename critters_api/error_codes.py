@@ -25,7 +25,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
-from games.rules.core import ErrorKind
+from games.errors import Refusal
+from games.rules.core import ErrorKind, RulesetTypes
 
 RULE_ERROR_STATUS: dict[ErrorKind, int] = {
     ErrorKind.INVALID: 422,
@@ -33,6 +34,15 @@ RULE_ERROR_STATUS: dict[ErrorKind, int] = {
     ErrorKind.FORBIDDEN: 403,
 }
 """Rule errors map to HTTP here and nowhere else."""
+
+REFUSAL_STATUS: dict[Refusal, int] = {
+    Refusal.NOT_FOUND: 404,
+    Refusal.FORBIDDEN: 403,
+    Refusal.CONFLICT: 409,
+    Refusal.PRECONDITION_FAILED: 412,
+    Refusal.INVALID: 422,
+}
+"""The hosting code's refusals (:class:`games.errors.Refused`) map to HTTP here and nowhere else."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -212,14 +222,21 @@ SERVICE_ERRORS: tuple[ErrorEntry, ...] = (
 )
 
 
+def _types(slug: str) -> RulesetTypes | None:
+    """A registered ruleset's types (read from the registry: the catalogue does not reach up into the API)."""
+    from games.rules.registry import RULESETS
+
+    found = getattr(RULESETS[slug], "types", None)
+    return found if isinstance(found, RulesetTypes) else None
+
+
 def rule_errors() -> list[ErrorEntry]:
     """Every rule error of every ruleset (``RulesetTypes.errors``), with its status."""
-    from games.api.bindings import ruleset_types
     from games.rules.registry import RULESETS
 
     out = []
     for slug in sorted(RULESETS):
-        rt = ruleset_types(slug)
+        rt = _types(slug)
         if rt is None:
             continue
         for code, entry in rt.errors.items():
@@ -232,9 +249,8 @@ def catalogue() -> list[ErrorEntry]:
 
 
 def _commands_of(slug: str) -> set[str]:
-    from games.api.bindings import player_command_classes
-
-    return {getattr(cls, "TYPE", "") for cls in player_command_classes(slug)}
+    rt = _types(slug)
+    return {getattr(cls, "TYPE", "") for cls in (rt.player_commands if rt is not None else ())}
 
 
 def _in_scopes(entry: ErrorEntry, wanted: set[str]) -> bool:

@@ -1,8 +1,10 @@
 """Every error is ``application/problem+json`` (RFC 9457) with a stable machine ``code``.
 
 This module is the one place where errors become HTTP: DRF exceptions (the exception handler), rule errors
-from a ruleset (``ErrorKind`` → status, :data:`RULE_ERROR_STATUS`), the service's own :class:`Problem`, and
-Django-level failures outside DRF (unknown URLs, oversized or suspicious requests, 500s, NUL bytes).
+from a ruleset (``ErrorKind`` → status, :data:`RULE_ERROR_STATUS`), the hosting code's refusals
+(:class:`games.errors.Refused`, ``Refusal`` → status, ``REFUSAL_STATUS``: :func:`as_problem`), the API's own
+:class:`Problem`, and Django-level failures outside DRF (unknown URLs, oversized or suspicious requests,
+500s, NUL bytes).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from critters_api.error_codes import RULE_ERROR_STATUS
+from critters_api.error_codes import REFUSAL_STATUS, RULE_ERROR_STATUS
+from games.errors import Refused
 from games.rules.core import ErrorKind, RuleError
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
@@ -55,6 +58,16 @@ class Problem(exceptions.APIException):
         self.code = code
         self.extra = extra
         self.headers: dict[str, str] = {}
+
+
+def as_problem(exc: Problem | Refused) -> Problem:
+    """A refusal of the hosting code as the API answers it (its status from ``REFUSAL_STATUS``); a
+    :class:`Problem` as it is."""
+    if isinstance(exc, Problem):
+        return exc
+    problem = Problem(REFUSAL_STATUS[exc.refusal], exc.code, exc.detail, **exc.extra)
+    problem.__cause__ = exc
+    return problem
 
 
 def problem_body(
@@ -137,6 +150,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, RuleError):
         status_code, body = rule_error_problem(exc, instance)
         return _problem_response(body, status_code)
+    if isinstance(exc, Refused):
+        exc = as_problem(exc)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
@@ -294,6 +309,7 @@ __all__ = [
     "RULE_ERROR_STATUS",
     "DatabaseUnavailableMiddleware",
     "Problem",
+    "as_problem",
     "exception_handler",
     "handler400",
     "handler403",

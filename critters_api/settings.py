@@ -214,6 +214,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": ["critters_api.parsers.JSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["critters_api.renderers.JSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "critters_api.negotiation.ContentNegotiation",
     "DEFAULT_THROTTLE_CLASSES": ["critters_api.throttling.TokenRateThrottle"],
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,  # DRF's own get_ident, should anything use it (ours: throttling.py)
     "DEFAULT_SCHEMA_CLASS": "critters_api.schema.AutoSchema",

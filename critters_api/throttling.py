@@ -20,6 +20,9 @@ import hashlib
 import logging
 import math
 import re
+import threading
+import time
+from dataclasses import dataclass
 from typing import Any
 
 import redis
@@ -39,6 +42,14 @@ if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return {n, redis.call('PTTL', KEYS[1])}
 """
 
+# The per-token limit reserves several requests of a window at once when the window is far from its limit
+# (:func:`count_leased`): ``INCRBY k``, and ``PEXPIRE`` when this reservation opened the window.
+_RESERVE = """
+local n = redis.call('INCRBY', KEYS[1], ARGV[2])
+if n == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return {n, redis.call('PTTL', KEYS[1])}
+"""
+
 _REFUND = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local n = redis.call('DECR', KEYS[1])
@@ -49,6 +60,7 @@ return n
 _client: redis.Redis | None = None
 _script: Any = None
 _refund_script: Any = None
+_reserve_script: Any = None
 
 
 def _counter() -> Any:
@@ -58,6 +70,15 @@ def _counter() -> Any:
         _client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1)
         _script = _client.register_script(_COUNT)
     return _script
+
+
+def _reserver() -> Any:
+    global _reserve_script
+    if _reserve_script is None:
+        _counter()
+        assert _client is not None  # made by _counter
+        _reserve_script = _client.register_script(_RESERVE)
+    return _reserve_script
 
 
 def _refunder() -> Any:
@@ -100,6 +121,66 @@ def count(bucket: str, period: int) -> tuple[int, int] | None:
         redis_health.failed()
         return None
     return int(n), int(ttl_ms)
+
+
+@dataclass(slots=True)
+class _Lease:
+    """Requests of one bucket's current window reserved in Redis by this process and not yet used."""
+
+    limit: int
+    left: int
+    ends: float  # time.monotonic() at the end of the window it was reserved in
+    count: int  # the window's count in Redis after the reservation
+
+
+_leases: dict[str, _Lease] = {}
+_leases_lock = threading.Lock()
+LEASE_MAX = 16
+"""At most this many requests of a bucket are reserved at once by one process."""
+LEASE_SHARE = 64
+"""...and at most 1/LEASE_SHARE of what is left of the window's limit: near the limit (and for any limit
+under 2 x LEASE_SHARE) every request is counted in Redis one by one, exactly as :func:`count` does."""
+
+
+def count_leased(bucket: str, period: int, limit: int) -> tuple[int, int] | None:
+    """:func:`count` for a bucket that many processes share with a high limit (the per-token limit): a
+    process reserves up to ``LEASE_MAX`` requests of the current window in one round trip (``INCRBY``) and
+    serves the next ones from what it reserved, while the window lasts. Nothing is ever served beyond the
+    limit (every request served was counted in Redis before it was served); a reservation left unused when
+    its window ends only counts against that window (a client near its limit may be refused a few requests
+    early, at most the unused reservations of the other processes, each under 1/``LEASE_SHARE`` of what the
+    window had left when it was made). Returns (a count in the window that is over ``limit`` exactly when
+    this request is refused, ms until the window ends); ``None`` when Redis is unavailable."""
+    key = f"{settings.CACHES['default'].get('KEY_PREFIX', '')}:throttle:{period}:{bucket}"
+    now = time.monotonic()
+    with _leases_lock:
+        lease = _leases.get(key)
+        if lease is not None and lease.left > 0 and lease.limit == limit and now < lease.ends:
+            lease.left -= 1
+            return lease.count - lease.left, max(1, int((lease.ends - now) * 1000))
+        known = lease.count if lease is not None and lease.limit == limit and now < lease.ends else 0
+    size = max(1, min(LEASE_MAX, (limit - known) // LEASE_SHARE))
+    if size == 1:
+        return count(bucket, period)
+    if redis_health.down():
+        return None
+    try:
+        n, ttl_ms = _reserver()(keys=[key], args=[period * 1000, size])
+    except RedisError:
+        logger.warning("throttling skipped: Redis is unavailable")
+        redis_health.failed()
+        return None
+    n, ttl_ms = int(n), int(ttl_ms)
+    first = n - size + 1  # this request's place in the window
+    if first > limit:
+        return first, ttl_ms
+    left = min(size, limit - first + 1) - 1  # never more than the limit
+    with _leases_lock:
+        _leases[key] = _Lease(limit, left, time.monotonic() + max(ttl_ms, 0) / 1000, first + left)
+        if len(_leases) > 10_000:  # tokens seen once: forget the oldest
+            for stale in list(_leases)[:1000]:
+                _leases.pop(stale, None)
+    return first, ttl_ms
 
 
 def _retry_after(ttl_ms: int, period: int) -> int:
@@ -204,7 +285,9 @@ class TokenRateThrottle(BaseThrottle):
     def allow_request(self, request: Request, view: Any) -> bool:
         rate = settings.THROTTLE_USER_RATE if request.user.is_authenticated else settings.THROTTLE_ANON_RATE
         limit, period = parse_rate(rate)
-        counted = count(self.ident(request), period)
+        ident = self.ident(request)
+        # a token's (or a user's) requests are counted in reservations of several while far from the limit
+        counted = count(ident, period) if ident[0] == "a" else count_leased(ident, period, limit)
         if counted is None:  # the shared Redis is down: serve rather than fail
             return True
         n, ttl_ms = counted

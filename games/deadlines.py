@@ -34,7 +34,6 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from .loading import load_state, ruleset_for
 from .models import Game, GameStatus, TimerHeartbeat
 from .roster import lock_game, lock_running
 from .services import bots
@@ -111,8 +110,7 @@ def apply_due(game_id: int) -> bool:
         if game is None:
             return False
         before = game.version
-        rs = ruleset_for(game)
-        game_timers.expire_locked(game, rs, load_state(game, rs), timezone.now())
+        game_timers.open_locked(game, timezone.now())
         return game.version != before
 
 
@@ -174,8 +172,9 @@ def sweep(
     report = SweepReport(outage=heartbeat(at) if "deadline_at" in timers else None)
 
     def expire_one(game: Game) -> None:
-        rs = ruleset_for(game)
-        state = load_state(game, rs)
+        # opened without applying the deadline: the sweep applies it itself, after its own outage check
+        opened = game_timers.open_locked(game, clock(), apply_deadline=False)
+        rs, state = opened.rs, opened.state
         before = game.version
         due = game.deadline_at
         if report.outage and due is not None:

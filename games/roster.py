@@ -15,10 +15,10 @@ from typing import Any
 from django.db import connection
 
 from critters_api.db.base import prepared_cursor
-from critters_api.problems import Problem
 from games.rules.core import Ruleset, Viewer
 from players.models import Player
 
+from .errors import Refusal, Refused
 from .models import Game, GameStatus
 
 # The hot path reads a game with its roster (seats, their players' names, the creator's name) in one or two
@@ -38,6 +38,16 @@ _READ_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_ROSTER_SUBQUERY}
 # two revisions differ the roster may be stale and is read again (a second statement, a new snapshot).
 _LOCK_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_ROSTER_SUBQUERY},
         (SELECT r.revision FROM games_game r WHERE r.id = g.id)
+    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %s FOR UPDATE OF g"""  # noqa: S608
+# The log's tail after a version (the version of the process's cached fold, games.loading): read in the same
+# statement as the game, it saves the read that would bring the cached fold up to date (games.loading uses it
+# only when it reaches the game's version as read, which a statement that waited for the lock may not).
+_TAIL_SUBQUERY = """(SELECT json_agg(json_build_array(e.seq, e.prev_hash, e.hash, e.data) ORDER BY e.seq)
+    FROM games_event e WHERE e.game_id = g.id AND e.seq > %s)"""
+_READ_TAIL_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_ROSTER_SUBQUERY}, {_TAIL_SUBQUERY}
+    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %s"""  # noqa: S608 (model columns)
+_LOCK_TAIL_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_ROSTER_SUBQUERY},
+        (SELECT r.revision FROM games_game r WHERE r.id = g.id), {_TAIL_SUBQUERY}
     FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %s FOR UPDATE OF g"""  # noqa: S608
 _ROSTER_SQL = f"""SELECT c.username, {_ROSTER_SUBQUERY}
     FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %s"""  # noqa: S608
@@ -121,21 +131,31 @@ def forget_roster(game: Game) -> None:
     game.__dict__.pop("_roster", None)
 
 
-def _fetch_game(sql: str, game_id: int) -> tuple[Game, Sequence[Any]]:
+def _fetch_game(sql: str, game_id: int, tail_after: int | None = None) -> tuple[Game, Sequence[Any]]:
     """Run ``sql`` (the game's columns, then others) for ``game_id``: the game and the other columns (404
-    problem if there is no such game)."""
+    problem if there is no such game). With ``tail_after``, ``sql`` ends with the log's tail after that
+    version: it is kept on the game for :func:`games.loading.load_state`."""
     with prepared_cursor(connection) as cursor:
-        cursor.execute(sql, [game_id])
+        cursor.execute(sql, [game_id] if tail_after is None else [tail_after, game_id])
         row = cursor.fetchone()
     if row is None:
-        raise Problem(404, "game_not_found", "No such game.")
+        raise Refused(Refusal.NOT_FOUND, "game_not_found", "No such game.")
     n = len(_GAME_ATTNAMES)
-    return _game_from(row[:n]), row[n:]
+    game = _game_from(row[:n])
+    if tail_after is None:
+        return game, row[n:]
+    rows = row[-1]
+    if isinstance(rows, str):
+        rows = json.loads(rows)
+    game.__dict__["_tail"] = (tail_after, rows or [])
+    return game, row[n:-1]
 
 
-def lock_game(game_id: int) -> Game:
-    """The game row, locked until the end of the current transaction, with its roster."""
-    game, (creator, seats, revision_before_lock) = _fetch_game(_LOCK_SQL, game_id)
+def lock_game(game_id: int, *, tail_after: int | None = None) -> Game:
+    """The game row, locked until the end of the current transaction, with its roster (and with
+    ``tail_after``, the log's events after that version, for :func:`games.loading.load_state`)."""
+    sql = _LOCK_SQL if tail_after is None else _LOCK_TAIL_SQL
+    game, (creator, seats, revision_before_lock) = _fetch_game(sql, game_id, tail_after)
     if revision_before_lock == game.revision:  # else the roster read may be stale: read it when needed
         game.__dict__["_roster"] = _roster_from(creator, seats)
     return game
@@ -146,14 +166,16 @@ def lock_running(game_id: int) -> Game | None:
     what timers and bots act on."""
     try:
         game = lock_game(game_id)
-    except Problem:
+    except Refused:
         return None
     return game if game.status == GameStatus.RUNNING else None
 
 
-def get_game(game_id: int) -> Game:
-    """The game with its roster, read in one statement."""
-    game, (creator, seats) = _fetch_game(_READ_SQL, game_id)
+def get_game(game_id: int, *, tail_after: int | None = None) -> Game:
+    """The game with its roster, read in one statement (with ``tail_after``, the log's events after that
+    version too, for :func:`games.loading.load_state`)."""
+    sql = _READ_SQL if tail_after is None else _READ_TAIL_SQL
+    game, (creator, seats) = _fetch_game(sql, game_id, tail_after)
     game.__dict__["_roster"] = _roster_from(creator, seats)
     return game
 
@@ -170,7 +192,7 @@ def viewer_for(game: Game, player: Player | None, *, for_write: bool = False) ->
     seat = seat_of(game, player)
     if seat is not None and (game.status != GameStatus.RUNNING or seat.position is not None):
         if for_write and seat.position is None:
-            raise Problem(409, "not_started", "The game has not started.")
+            raise Refused(Refusal.CONFLICT, "not_started", "The game has not started.")
         return seat.position
     visible = (
         game.status in (GameStatus.OPEN, GameStatus.OVER)
@@ -178,10 +200,23 @@ def viewer_for(game: Game, player: Player | None, *, for_write: bool = False) ->
         or (player is not None and player.is_staff)
     )
     if not visible:
-        raise Problem(404, "game_not_found", "No such game.")
+        raise Refused(Refusal.NOT_FOUND, "game_not_found", "No such game.")
     if for_write:
-        raise Problem(403, "not_seated", "You have no seat in this game.")
+        raise Refused(Refusal.FORBIDDEN, "not_seated", "You have no seat in this game.")
     return None
+
+
+def may_know_of(game: Game, player: Player | None) -> bool:
+    """Whether ``player`` may learn that ``game`` exists: whoever may see it (:func:`viewer_for`: a seat, or a
+    game open to spectators, in the lobby or over; operators) and its creator. Everyone else must get exactly
+    the answer a game id that does not exist gets (R8.3: no existence oracle)."""
+    if player is not None and player.is_authenticated and game.creator_id == player.pk:
+        return True
+    try:
+        viewer_for(game, player)
+    except Refused:
+        return False
+    return True
 
 
 def machine_seats(game: Game, rs: Ruleset[Any], state: Any) -> frozenset[int]:

@@ -14,7 +14,6 @@ event's seal: a hash of its other facts salted with 16 random bytes (``Event.sal
 from __future__ import annotations
 
 import hashlib
-import json
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from psycopg.types.json import Jsonb
 from critters_api.db.base import prepared_cursor
 
 from .audit import public
+from .audit.public import canonical_json
 from .models import Event, Game
 from .signals import events_appended
 
@@ -35,12 +35,6 @@ GENESIS_HASH = "0" * 64
 
 class ConcurrencyError(Exception):
     """The game's version is not the one the append expected (a bug: callers hold the row lock)."""
-
-
-def canonical_json(value: Any) -> bytes:
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
 
 
 def event_hash(

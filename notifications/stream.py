@@ -40,9 +40,10 @@ from rest_framework import exceptions
 from rest_framework.request import Request
 from rest_framework.utils.encoders import JSONEncoder
 
-from critters_api.problems import PROBLEM_CONTENT_TYPE, Problem, problem_body
+from critters_api.problems import PROBLEM_CONTENT_TYPE, Problem, as_problem, problem_body
 from critters_api.throttling import TokenRateThrottle
 from games import roster, selectors, store
+from games.errors import Refused
 from games.models import Event, Game, GameStatus
 from players.auth import BearerTokenAuthentication
 from players.models import Player
@@ -141,7 +142,7 @@ def recheck(audience: Audience, game: Game, live: dict[int, bool]) -> str | None
     audience.player.is_staff = live[audience.token_id]
     try:
         seat, viewer = _speaks_for(game, audience.player)
-    except Problem:
+    except Refused:
         return ACCESS_LOST
     if seat != audience.seat:
         return SEAT_CHANGED
@@ -303,7 +304,8 @@ async def game_stream(request: HttpRequest, game_id: int) -> HttpResponse | Stre
             after = _cursor(request.GET.get("after"), "after")
         opened = await sync_to_async(_open, thread_sensitive=False)(request, game_id, after)
         audience, after, snapshot = opened
-    except Problem as problem:
+    except (Problem, Refused) as refused:
+        problem = as_problem(refused)
         response = _problem(request, problem)
         if problem.status_code == 405:
             response["Allow"] = "GET"

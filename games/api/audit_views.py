@@ -22,9 +22,10 @@ from rest_framework.response import Response
 
 from critters_api import throttling
 from critters_api.celery import redis_health
-from critters_api.problems import Problem, problem_http_response
+from critters_api.problems import Problem, as_problem, problem_http_response
 from games.audit import export, replay, signature
 from games.audit.verify import CHECKPOINT_PATTERN, FORMAT, FORMAT_VERSION, parse_checkpoint, verify_record
+from games.errors import Refused
 from games.models import Game
 from games.rules.registry import RULESETS
 from players.models import Player
@@ -464,7 +465,8 @@ def replay_page(request: HttpRequest, game_id: int) -> HttpResponse:
         return problem_http_response(404, "game_not_found", "No such game.", request)
     try:
         record = export.game_record(game)
-    except Problem as problem:
+    except Refused as refused:
+        problem = as_problem(refused)
         return problem_http_response(problem.status_code, problem.code, str(problem.detail), request)
     steps = replay.build(record)
     verdict = replay_verdict(game.pk, record)

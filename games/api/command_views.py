@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from critters_api.problems import PROBLEM_CONTENT_TYPE, Problem
 from critters_api.schema import problem_response
 from critters_api.serializers import StrictSerializer
-from games import roster
+from games.models import Game
 from games.selectors import viewer_state
 from games.services.commands import game_command
 
@@ -25,33 +25,35 @@ _KEY_RE = re.compile(r"^[\x21-\x7e]{1,255}$")
 
 
 class CommandView(GameView):
-    # Access first (GameView.initial), body second: the body's shape can depend on the game's ruleset, so a
-    # body checked before access would tell a hidden game (and its ruleset) from a missing id (R8.3). The
-    # command service resolves the seat again, under the game's lock.
+    # Access first, body second: the body's shape can depend on the game's ruleset, so a body checked before
+    # access would tell a hidden game (and its ruleset) from a missing id (R8.3). The command service locks
+    # and reads the game with its roster (one statement), answers a caller who may not know of it as for a
+    # missing id, and only then calls :meth:`parse` (the Idempotency-Key's form, then the body).
+    access_checked_by_handler = True
     command_type: str = ""
     input_class: type[StrictSerializer] = StrictSerializer
     # where rulesets give this command name different shapes: each ruleset's serializer (the game's is used)
     input_by_ruleset: dict[str, type[StrictSerializer]] = {}
     problem_statuses = {"POST": (403, 409, 412)}
 
-    def post(self, request: Request, game_id: int) -> Response:
+    def parse(self, request: Request, game: Game) -> dict[str, Any]:
+        """The command's JSON from the request (the caller may know of ``game``)."""
         key = request.headers.get("Idempotency-Key")
         if key is not None and not _KEY_RE.match(key):
             raise Problem(
                 400, "invalid_idempotency_key", "Idempotency-Key: 1 to 255 printable ASCII characters."
             )
-        input_class = self.input_class
-        if self.input_by_ruleset:
-            game = self.known_game or roster.get_game(game_id)
-            input_class = self.input_by_ruleset.get(game.ruleset, input_class)
+        input_class = self.input_by_ruleset.get(game.ruleset, self.input_class)
         data = input_class(data=request.data)
         data.is_valid(raise_exception=True)
-        command = {"type": self.command_type, **data.validated_data}
+        return {"type": self.command_type, **data.validated_data}
+
+    def post(self, request: Request, game_id: int) -> Response:
         result = game_command(
             game_id=game_id,
             player=_player(request),
-            command_json=command,
-            idempotency_key=key,
+            parse=lambda game: self.parse(request, game),
+            idempotency_key=request.headers.get("Idempotency-Key"),
             if_match=request.headers.get("If-Match"),
             render=viewer_state,
         )

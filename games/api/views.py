@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from critters_api.problems import Problem
-from games import deadlines, roster, selectors
+from games import deadlines, loading, roster, selectors
 from games.models import Game, GameStatus, Seat
 from games.services import commands, lobby
 from players.models import ApiToken, Player
@@ -188,17 +188,7 @@ def still_authenticated(request: Request) -> Player:
     return player
 
 
-def may_know_of(game: Game, player: Player | None) -> bool:
-    """Whether ``player`` may learn that ``game`` exists: whoever may see it (``roster.viewer_for``: a
-    seat, or a game open to spectators, in the lobby or over; operators) and its creator. Everyone else
-    must get exactly the answer a game id that does not exist gets (R8.3: no existence oracle)."""
-    if player is not None and player.is_authenticated and game.creator_id == player.pk:
-        return True
-    try:
-        roster.viewer_for(game, player)
-    except Problem:
-        return False
-    return True
+may_know_of = roster.may_know_of
 
 
 def game_not_found() -> Problem:
@@ -234,10 +224,10 @@ class GameView(APIView):
             self.known_game = game  # the caller may know of it (read before any handler ran)
 
     def game_and_viewer(self, request: Request, game_id: int) -> tuple[Game, int | None]:
-        game = roster.get_game(game_id)
+        game = roster.get_game(game_id, tail_after=loading.cached_version(game_id))
         if deadlines.is_due(game):  # a passed deadline is applied before anyone reads the game
             deadlines.apply_due(game_id)
-            game = roster.get_game(game_id)
+            game = roster.get_game(game_id, tail_after=loading.cached_version(game_id))
         viewer = roster.viewer_for(game, _player(request))
         return game, viewer
 
@@ -354,7 +344,6 @@ def _lobby_action(
     summary: str,
     description: str,
     request_serializer: type[serializers.Serializer],
-    extra: tuple[int, ...] = (409,),
     request_examples: list[OpenApiExample] | None = None,
 ) -> Any:
     return extend_schema(

@@ -10,8 +10,9 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.conf import settings
 
-from critters_api.problems import Problem
-from games import services, store
+from games import store
+from games.errors import Refusal, Refused
+from games.loading import ruleset_for
 from games.models import Event, Game, GameStatus, Seat
 from games.rules.core import Viewer
 from players.models import Player
@@ -39,8 +40,8 @@ def signing_key() -> Ed25519PrivateKey:
 def require_over(game: Game) -> None:
     """The record, its verification and the replay exist once the game is over (409 before)."""
     if game.status != GameStatus.OVER:
-        raise Problem(
-            409,
+        raise Refused(
+            Refusal.CONFLICT,
             "game_not_over",
             f"The game is {game.status}: its record is public once it is over (nothing of it before).",
         )
@@ -53,7 +54,7 @@ def _iso(value: Any) -> str | None:
 def game_record(game: Game) -> dict[str, Any]:
     """The whole unredacted log of a finished game with its seed, options and seats (409 while it runs)."""
     require_over(game)
-    rs = services.ruleset_for(game)
+    rs = ruleset_for(game)
     events = [
         {
             "seq": row.seq,
@@ -122,7 +123,7 @@ def _who(game: Game, events: list[dict[str, Any]]) -> Any:
 
 def full_view(game: Game, state: Any) -> dict[str, Any]:
     """Everything about a past state of a finished game (the ruleset's ``full_view``)."""
-    rs = services.ruleset_for(game)
+    rs = ruleset_for(game)
     full = getattr(rs, "full_view", None)
     view: dict[str, Any] = full(state) if full is not None else rs.view_for(state, None)
     return view
@@ -132,10 +133,12 @@ def state_at(game: Game, seq: int, viewer: Viewer) -> dict[str, Any]:
     """The game just after event ``seq``: while it runs, only as ``viewer`` may see it (the ruleset's
     ``view_for``); once it is over, everything. 404 ``no_such_event`` outside ``1..version``."""
     if game.status not in (GameStatus.RUNNING, GameStatus.OVER) or not 1 <= seq <= game.version:
-        raise Problem(
-            404, "no_such_event", f"The game has no event {seq} (its events are 1 to {game.version})."
+        raise Refused(
+            Refusal.NOT_FOUND,
+            "no_such_event",
+            f"The game has no event {seq} (its events are 1 to {game.version}).",
         )
-    rs = services.ruleset_for(game)
+    rs = ruleset_for(game)
     rows = list(
         Event.objects.filter(game_id=game.pk, seq__lte=seq).order_by("seq").values_list("data", flat=True)
     )

@@ -27,7 +27,10 @@ SALT_HEX: Final = 32  # a seal's salt: 16 random bytes, as lowercase hex
 
 
 def canonical_json(value: Any) -> bytes:
-    """Sorted keys (by code point), no spaces, UTF-8 with non-ASCII as is, no NaN (docs/AUDIT.md)."""
+    """Sorted keys (by code point), no spaces, UTF-8 with non-ASCII as is, no NaN (docs/AUDIT.md): the bytes
+    every hash of the record is taken over (the event chain, the public chain, seals, the signature). The one
+    definition (``games.store`` and ``games.audit.verify`` use it); the commitments of the rules engine take
+    theirs over another form, :func:`games.rules.rng.canonical_ascii_json`."""
     return json.dumps(
         value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
     ).encode("utf-8")

@@ -48,6 +48,7 @@ from games.rules.core import AuditFailure, AuditSecrets, Context, RuleError, Rul
 from games.rules.registry import RULESETS
 
 from . import public
+from .public import canonical_json
 
 FORMAT: Final = "goodcritters.record"
 FORMAT_VERSION: Final = (
@@ -171,13 +172,6 @@ class _Bad(Exception):
     def __init__(self, seq: int | None, check: str, message: str, type: str | None = None) -> None:
         super().__init__(message)
         self.finding = Finding(seq, check, message, type)
-
-
-def canonical_json(value: Any) -> bytes:
-    """The bytes an event hash is taken over: sorted keys, no spaces, UTF-8 (non-ASCII kept as is)."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
 
 
 def event_hash(game_id: int, event: Mapping[str, Any]) -> str:

@@ -81,14 +81,17 @@ def salt(seed: bytes, label: str) -> bytes:
     return block(seed, label, 0)[:16]
 
 
-def canonical_json(value: Any) -> bytes:
-    """Canonical JSON bytes: sorted keys, no spaces, ASCII only."""
+def canonical_ascii_json(value: Any) -> bytes:
+    """Canonical JSON bytes of a commitment: sorted keys, no spaces, ASCII only (non-ASCII escaped). Not the
+    form the record's hashes are taken over (``games.audit.public.canonical_json``: UTF-8 as is); both are
+    fixed by docs/AUDIT.md, so neither may change."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
 def commitment(salt_bytes: bytes, choice: Any) -> str:
-    """Hex ``SHA-256(salt || canonical_json(choice))``: publishes a face-down choice without showing it."""
-    return hashlib.sha256(salt_bytes + canonical_json(choice)).hexdigest()
+    """Hex ``SHA-256(salt || canonical_ascii_json(choice))``: publishes a face-down choice without showing
+    it."""
+    return hashlib.sha256(salt_bytes + canonical_ascii_json(choice)).hexdigest()
 
 
 def seed_commitment(seed: bytes) -> str:

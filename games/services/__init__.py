@@ -11,13 +11,15 @@
 Reads live beside it: :mod:`games.roster` (the game row, its seats, who may act), :mod:`games.loading` (the
 ruleset and the fold of the log), :mod:`games.selectors` (what a viewer sees).
 
-Callers import the module they need. The names below are kept for callers outside this project's hosting
-code that still say ``services.<name>`` (bench/ and games/audit/export.py).
-"""
+Every write opens the game the same way (:func:`.timers.open_locked`: lock, ruleset, fold, a passed deadline
+applied first) and refuses in the game's terms (:class:`games.errors.Refused`: the API makes problems of
+them).
 
-from games.loading import ruleset_for
+Callers import the module they need. The names below are kept for the benchmarks (bench/), which say
+``services.<name>``.
+"""
 
 from .commands import game_command
 from .lobby import game_create, game_join
 
-__all__ = ["game_command", "game_create", "game_join", "ruleset_for"]
+__all__ = ["game_command", "game_create", "game_join"]

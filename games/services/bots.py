@@ -10,8 +10,6 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games.loading import load_state, ruleset_for
-from games.models import Seat
 from games.roster import autopilot_seats, lock_running, roster
 from games.rules.core import Context, RuleError
 
@@ -19,10 +17,6 @@ from . import followups, timers
 from .append import append_decided
 
 logger = logging.getLogger(__name__)
-
-
-def has_bots(game_id: int) -> bool:
-    return Seat.objects.filter(game_id=game_id, player__isnull=True).exists()
 
 
 def bots_play(game_id: int, *, max_steps: int | None = None) -> int:
@@ -42,11 +36,10 @@ def bots_play(game_id: int, *, max_steps: int | None = None) -> int:
                 game = lock_running(game_id)
                 if game is None:
                     return applied
-                rs = ruleset_for(game)
                 fresh = cached is not None and cached[0] == game.version
-                state = cached[1] if cached is not None and fresh else load_state(game, rs)
-                if game.deadline_at is not None and game.deadline_at <= timezone.now():
-                    state = timers.expire_locked(game, rs, state, timezone.now())
+                known = cached[1] if cached is not None and fresh else None
+                opened = timers.open_locked(game, timezone.now(), state=known)
+                rs, state = opened.rs, opened.state
                 if rs.is_terminal(state):
                     return applied
                 strategies: dict[int, str] = dict.fromkeys(autopilot_seats(rs, state), "sensible")

@@ -20,11 +20,12 @@ from django.db import connection, transaction
 from django.utils import timezone
 from rest_framework.utils.encoders import JSONEncoder
 
-from critters_api.problems import Problem, rule_error_problem
+from critters_api.problems import rule_error_problem
 from games import store
-from games.loading import load_state, ruleset_for
+from games.errors import Refusal, Refused
+from games.loading import cached_version
 from games.models import CommandResult, Game, GameStatus
-from games.roster import autopilot_seats, lock_game, viewer_for
+from games.roster import autopilot_seats, lock_game, may_know_of, viewer_for
 from games.rules.core import Context, ErrorKind, RuleError, Viewer
 from games.selectors import viewer_state
 from players.models import Player
@@ -58,18 +59,19 @@ def _try_key_lock(player_id: int, game_id: int, key: str) -> bool:
 
 
 def _idempotent_replay(player: Player, game_id: int, key: str, request_hash: str) -> CommandResponse | None:
-    """The stored response to this key, if any. A key is scoped to its game (the same key on another game is
-    another request): the lookup stays inside one game, as every statement of a command does (a database
-    distributed by game answers it from one shard, docs/SCALING.md)."""
-    if not _try_key_lock(player.pk, game_id, key):
-        raise Problem(
-            409, "idempotency_key_in_use", "A request with this Idempotency-Key is still being processed."
-        )
+    """The stored response to this key (its lock held: :func:`_try_key_lock`), if any. A key is scoped to its
+    game (the same key on another game is another request): the lookup stays inside one game, as every
+    statement of a command does (a database distributed by game answers it from one shard,
+    docs/SCALING.md)."""
     stored = CommandResult.objects.filter(game_id=game_id, player=player, key=key).first()
     if stored is None:
         return None
     if stored.request_hash != request_hash:
-        raise Problem(422, "idempotency_key_reused", "This Idempotency-Key was used for a different request.")
+        raise Refused(
+            Refusal.INVALID,
+            "idempotency_key_reused",
+            "This Idempotency-Key was used for a different request.",
+        )
     return CommandResponse(
         stored.status_code, stored.response, stored.etag, replayed=True, game_id=stored.game_id
     )
@@ -79,48 +81,70 @@ def game_command(
     *,
     game_id: int,
     player: Player,
-    command_json: Mapping[str, Any],
+    command_json: Mapping[str, Any] | None = None,
+    parse: Callable[[Game], Mapping[str, Any]] | None = None,
     idempotency_key: str | None = None,
     if_match: str | None = None,
     render: Callable[[Game, Any, Viewer], dict[str, Any]] | None = None,
 ) -> CommandResponse:
     """Apply one player command (``{"type": ..., ...fields}``) for the caller's seat.
 
+    Access first: the game is locked and read with its roster (one statement), and a caller who may not know
+    of it gets the answer of a missing id (404 ``game_not_found``) before anything else is looked at. Then
+    the body: ``parse(game)`` (its shape may depend on the game's ruleset) gives the command's JSON, or
+    ``command_json`` is it. Then the Idempotency-Key (a stored response is served again), the seat, If-Match,
+    the game's status, the opening every write shares (:func:`games.services.timers.open_locked`: a passed
+    deadline applied first), the rules' decision and the append.
+
     Rule errors come back as a problem response (and are stored under the idempotency key like successes);
-    precondition and access errors raise :class:`Problem` (nothing stored). ``render`` builds the success
-    body from the game, the new state and the viewer (default: :func:`games.selectors.viewer_state`)."""
+    precondition and access errors raise :class:`games.errors.Refused` (nothing stored). ``render`` builds
+    the success body from the game, the new state and the viewer (default:
+    :func:`games.selectors.viewer_state`)."""
     make_body = render or viewer_state
-    request_hash = _request_hash(game_id, command_json)
     with transaction.atomic():
+        if idempotency_key is not None and not _try_key_lock(player.pk, game_id, idempotency_key):
+            raise Refused(
+                Refusal.CONFLICT,
+                "idempotency_key_in_use",
+                "A request with this Idempotency-Key is still being processed.",
+            )
+        game = lock_game(game_id, tail_after=cached_version(game_id))
+        if not may_know_of(game, player):
+            raise Refused(Refusal.NOT_FOUND, "game_not_found", "No such game.")
+        if parse is not None:
+            command_json = parse(game)
+        assert command_json is not None, "game_command needs command_json or parse"
+        request_hash = ""
         if idempotency_key is not None:
+            request_hash = _request_hash(game_id, command_json)
             replay = _idempotent_replay(player, game_id, idempotency_key, request_hash)
             if replay is not None:
                 return replay
-        game = lock_game(game_id)
         seat = viewer_for(game, player, for_write=True)
         if if_match is not None and not etag_matches(if_match, game.etag):
-            raise Problem(
-                412, "precondition_failed", "The game has changed since the ETag you sent.", etag=game.etag
+            raise Refused(
+                Refusal.PRECONDITION_FAILED,
+                "precondition_failed",
+                "The game has changed since the ETag you sent.",
+                etag=game.etag,
             )
         if game.status != GameStatus.RUNNING:
             code = "game_over" if game.status == GameStatus.OVER else "not_started"
-            raise Problem(409, code, f"The game is {game.status}.")
-        rs = ruleset_for(game)
-        state = load_state(game, rs)
+            raise Refused(Refusal.CONFLICT, code, f"The game is {game.status}.")
         now = timezone.now()
-        if game.deadline_at is not None and game.deadline_at <= now and game.step_no is not None:
-            # a passed deadline is applied before anything else (correctness never waits on the worker)
-            before = game.etag
-            state = timers.expire_locked(game, rs, state, now)
-            if if_match is not None and game.etag != before:
-                raise Problem(
-                    412,
+        before = game.etag
+        opened = timers.open_locked(game, now)  # a passed deadline is applied before anything else
+        rs, state = opened.rs, opened.state
+        if game.etag != before:
+            if if_match is not None:
+                raise Refused(
+                    Refusal.PRECONDITION_FAILED,
                     "precondition_failed",
                     "The step's deadline passed: the game has changed.",
                     etag=game.etag,
                 )
             if game.status != GameStatus.RUNNING:
-                raise Problem(409, "game_over", "The game is over.")
+                raise Refused(Refusal.CONFLICT, "game_over", "The game is over.")
         try:
             command = rs.command_from_json(command_json, seat)
             if seat in autopilot_seats(rs, state) and command.TYPE not in rs.autopilot_player_commands:

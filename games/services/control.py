@@ -10,8 +10,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from critters_api.problems import Problem
-from games.loading import load_state, ruleset_for
+from games.errors import Refusal, Refused
+from games.loading import ruleset_for
 from games.models import Event, Game, GameStatus, Seat, SeatOffer
 from games.roster import forget_roster, lock_game
 from games.rules.core import Context, RuleError, Ruleset
@@ -26,13 +26,13 @@ def _lock_running(game_id: int) -> Game:
     game = lock_game(game_id)
     if game.status != GameStatus.RUNNING:
         code = "game_over" if game.status == GameStatus.OVER else "not_started"
-        raise Problem(409, code, f"The game is {game.status}.")
+        raise Refused(Refusal.CONFLICT, code, f"The game is {game.status}.")
     return game
 
 
 def _fresh_state(game: Game, rs: Ruleset[Any], now: datetime) -> Any:
-    """The locked game's state with a passed deadline applied first."""
-    return timers.expire_locked(game, rs, load_state(game, rs), now)
+    """The locked game's state with a passed deadline applied first (the opening every write shares)."""
+    return timers.open_locked(game, now).state
 
 
 def game_pause(*, game_id: int, by: Player, pause: bool) -> Game:
@@ -45,7 +45,7 @@ def game_pause(*, game_id: int, by: Player, pause: bool) -> Game:
         now = timezone.now()
         state = _fresh_state(game, rs, now)
         if game.status != GameStatus.RUNNING:
-            raise Problem(409, "game_over", "The game is over.")
+            raise Refused(Refusal.CONFLICT, "game_over", "The game is over.")
         word = "pause" if pause else "resume"
         system_command(game, rs, state, rs.pause_command(pause), now, f"{word}:{uuid.uuid4()}")
     return game
@@ -61,19 +61,24 @@ def game_hand_over(
     if to == "bot":
         check_strategy(strategy)
     elif player is None:
-        raise Problem(
-            422, "validation_error", "Name the player who takes the seat.", errors={"player": ["Required."]}
+        raise Refused(
+            Refusal.INVALID,
+            "validation_error",
+            "Name the player who takes the seat.",
+            errors={"player": ["Required."]},
         )
     with transaction.atomic():
         game = _lock_running(game_id)
         only_creator(game, by)
         row = Seat.objects.filter(game=game, position=seat).first()
         if row is None:
-            raise Problem(404, "seat_not_found", f"No seat {seat} in this game.")
+            raise Refused(Refusal.NOT_FOUND, "seat_not_found", f"No seat {seat} in this game.")
         if to == "player":
             assert player is not None
             if Seat.objects.filter(game=game, player=player).exists():
-                raise Problem(409, "already_seated", "That player already has a seat in this game.")
+                raise Refused(
+                    Refusal.CONFLICT, "already_seated", "That player already has a seat in this game."
+                )
         else:
             humans = Seat.objects.filter(game=game, player__isnull=False).exclude(pk=row.pk).count()
             check_not_bot_only(by, humans)
@@ -81,7 +86,7 @@ def game_hand_over(
         now = timezone.now()
         state = _fresh_state(game, rs, now)
         if game.status != GameStatus.RUNNING:
-            raise Problem(409, "game_over", "The game is over.")
+            raise Refused(Refusal.CONFLICT, "game_over", "The game is over.")
         idle = _idle_since(game, rs, state, row)
         if to == "player":
             assert player is not None
@@ -161,7 +166,7 @@ def _offer_of(offer_id: int, player: Player, *, lock: bool = False) -> SeatOffer
     qs = SeatOffer.objects.filter(pk=offer_id, player=player)
     offer = (qs.select_for_update() if lock else qs).first()
     if offer is None:
-        raise Problem(404, "offer_not_found", "No such offer to you.")
+        raise Refused(Refusal.NOT_FOUND, "offer_not_found", "No such offer to you.")
     return offer
 
 
@@ -174,23 +179,25 @@ def offer_accept(*, offer_id: int, player: Player) -> Game:
         offer = _offer_of(offer_id, player, lock=True)
         row = Seat.objects.filter(game=game, position=offer.seat).first()
         if offer_lapsed(offer, game, row):
-            raise Problem(409, "offer_lapsed", "The seat changed since it was offered: the offer lapsed.")
+            raise Refused(
+                Refusal.CONFLICT, "offer_lapsed", "The seat changed since it was offered: the offer lapsed."
+            )
         assert row is not None
         if Seat.objects.filter(game=game, player=player).exists():
-            raise Problem(409, "already_seated", "You already have a seat in this game.")
+            raise Refused(Refusal.CONFLICT, "already_seated", "You already have a seat in this game.")
         check_game_limits(player, opening=False)
         rs = ruleset_for(game)
         now = timezone.now()
         state = _fresh_state(game, rs, now)
         if game.status != GameStatus.RUNNING:
-            raise Problem(409, "offer_lapsed", "The game is over: the offer lapsed.")
+            raise Refused(Refusal.CONFLICT, "offer_lapsed", "The game is over: the offer lapsed.")
         idle = _idle_since(game, rs, state, row)
         row.player, row.bot_strategy, row.uid = player, "", player_uid(player)
         try:
             _hand_over(game, rs, state, now, row, offer.seat, to="player", idle=idle)
         except RuleError as exc:
             message = f"The seat can no longer be handed over: {exc.message}"
-            raise Problem(409, "offer_lapsed", message) from exc
+            raise Refused(Refusal.CONFLICT, "offer_lapsed", message) from exc
     return game
 
 
@@ -207,7 +214,7 @@ def offer_withdraw(*, game_id: int, by: Player, seat: int) -> None:
         only_creator(game, by)
         deleted, _ = SeatOffer.objects.filter(game=game, seat=seat).delete()
         if not deleted:
-            raise Problem(404, "offer_not_found", f"No offer of seat {seat} stands.")
+            raise Refused(Refusal.NOT_FOUND, "offer_not_found", f"No offer of seat {seat} stands.")
 
 
 def offers_to(player: Player, limit: int = 100) -> list[tuple[SeatOffer, Game]]:

@@ -18,7 +18,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from critters_api.problems import Problem
+from games.errors import Refusal, Refused
 from games.loading import ruleset_for
 from games.models import Game, GameStatus, Seat
 from games.roster import forget_roster, lock_game
@@ -61,29 +61,37 @@ def game_create(
     setup: OperatorSetup | None = None,
 ) -> Game:
     if ruleset not in RULESETS:
-        raise Problem(
-            422, "unknown_ruleset", f"No ruleset {ruleset!r}.", errors={"ruleset": ["Unknown ruleset."]}
+        raise Refused(
+            Refusal.INVALID,
+            "unknown_ruleset",
+            f"No ruleset {ruleset!r}.",
+            errors={"ruleset": ["Unknown ruleset."]},
         )
     rs = get_ruleset(ruleset)
     low, high = rs.seat_range()
     if not low <= seats <= high:
-        raise Problem(
-            422,
+        raise Refused(
+            Refusal.INVALID,
             "invalid_seats",
             f"This ruleset seats {low} to {high}.",
             errors={"seats": [f"Must be from {low} to {high}."]},
         )
     options_json = _parse_options(rs, options or {})
     if len(bots) + (1 if join else 0) > seats:
-        raise Problem(
-            422, "too_many_seats", "More bots (and you) than seats.", errors={"bots": ["Too many."]}
+        raise Refused(
+            Refusal.INVALID,
+            "too_many_seats",
+            "More bots (and you) than seats.",
+            errors={"bots": ["Too many."]},
         )
     for strategy in bots:
         check_strategy(strategy)
     setup_json: dict[str, Any] | None = None
     if setup is not None:
         if not creator.is_staff:
-            raise Problem(403, "operators_only", "Only operators can fix the seed, deck or seats.")
+            raise Refused(
+                Refusal.FORBIDDEN, "operators_only", "Only operators can fix the seed, deck or seats."
+            )
         setup_json = _setup_json(rs, setup, seats)
     with transaction.atomic():
         check_game_limits(creator, opening=True)
@@ -114,16 +122,22 @@ def _setup_json(rs: Ruleset[Any], setup: OperatorSetup, seats: int) -> dict[str,
     out: dict[str, Any] = {}
     if setup.seed is not None:
         if len(setup.seed) != 32:
-            raise Problem(422, "invalid_setup", "The seed is 32 bytes (64 hex digits).")
+            raise Refused(Refusal.INVALID, "invalid_setup", "The seed is 32 bytes (64 hex digits).")
         out["seed"] = setup.seed.hex()
     if setup.seat_order is not None:
         if sorted(setup.seat_order) != list(range(seats)):
-            raise Problem(422, "invalid_setup", f"seat_order must order the lobby seats 0..{seats - 1}.")
+            raise Refused(
+                Refusal.INVALID, "invalid_setup", f"seat_order must order the lobby seats 0..{seats - 1}."
+            )
         out["seat_order"] = list(setup.seat_order)
     if "seats" in setup.deck:
-        raise Problem(422, "invalid_setup", "Give the seat order as seat_order (lobby seat indexes).")
+        raise Refused(
+            Refusal.INVALID, "invalid_setup", "Give the seat order as seat_order (lobby seat indexes)."
+        )
     if "fixed_seed" in setup.deck:
-        raise Problem(422, "invalid_setup", "Give the seed as seed: fixed_seed is the server's to set.")
+        raise Refused(
+            Refusal.INVALID, "invalid_setup", "Give the seed as seed: fixed_seed is the server's to set."
+        )
     deck = dict(setup.deck)
     # let the ruleset check the shape now (a bad deck is refused again, with nothing applied, at start)
     players = [f"check{i}" for i in range(seats)]
@@ -148,14 +162,14 @@ def check_game_limits(player: Player, *, opening: bool) -> None:
     list(Player.objects.select_for_update().filter(pk=player.pk).values_list("pk", flat=True))
     mine = Game.objects.filter(Q(creator=player) | Q(seats__player=player))
     if open_cap and mine.filter(status=GameStatus.OPEN).distinct().count() >= open_cap:
-        raise Problem(
-            409,
+        raise Refused(
+            Refusal.CONFLICT,
             "too_many_open_games",
             f"You already have {open_cap} open games (created or joined): start, cancel or leave one first.",
         )
     if running_cap and mine.filter(status=GameStatus.RUNNING).distinct().count() >= running_cap:
-        raise Problem(
-            409,
+        raise Refused(
+            Refusal.CONFLICT,
             "too_many_running_games",
             f"You already play {running_cap} running games: finish one before you take on another.",
         )
@@ -165,7 +179,9 @@ def check_not_bot_only(by: Player, humans: int) -> None:
     """Issue #28, item 12: a game with no human seat plays itself to the end on the worker's time that other
     games' deadlines and bots need; only an operator may run one (``BOT_ONLY_GAMES_STAFF_ONLY``)."""
     if humans == 0 and settings.BOT_ONLY_GAMES_STAFF_ONLY and not by.is_staff:
-        raise Problem(403, "bot_only_game", "A game where every seat is a bot is for operators only.")
+        raise Refused(
+            Refusal.FORBIDDEN, "bot_only_game", "A game where every seat is a bot is for operators only."
+        )
 
 
 def player_uid(player: Player) -> str:
@@ -174,8 +190,8 @@ def player_uid(player: Player) -> str:
 
 def check_strategy(strategy: str) -> None:
     if strategy not in BOT_STRATEGIES:
-        raise Problem(
-            422,
+        raise Refused(
+            Refusal.INVALID,
             "invalid_strategy",
             f"Bot strategies: {', '.join(BOT_STRATEGIES)}.",
             errors={"strategy": ["Unknown strategy."]},
@@ -186,7 +202,7 @@ def _lock_open(game_id: int) -> Game:
     game = lock_game(game_id)
     if game.status != GameStatus.OPEN:
         code = "game_cancelled" if game.status == GameStatus.CANCELLED else "already_started"
-        raise Problem(409, code, f"The game is {game.status}, not open.")
+        raise Refused(Refusal.CONFLICT, code, f"The game is {game.status}, not open.")
     return game
 
 
@@ -194,19 +210,19 @@ def _free_index(game: Game, wanted: int | None) -> int:
     taken = set(Seat.objects.filter(game=game).values_list("index", flat=True))
     if wanted is not None:
         if not 0 <= wanted < game.seat_count:
-            raise Problem(
-                422,
+            raise Refused(
+                Refusal.INVALID,
                 "invalid_seat",
                 f"Seats are 0 to {game.seat_count - 1}.",
                 errors={"seat": ["No such seat."]},
             )
         if wanted in taken:
-            raise Problem(409, "seat_taken", f"Seat {wanted} is taken.")
+            raise Refused(Refusal.CONFLICT, "seat_taken", f"Seat {wanted} is taken.")
         return wanted
     for index in range(game.seat_count):
         if index not in taken:
             return index
-    raise Problem(409, "game_full", "The game is full.")
+    raise Refused(Refusal.CONFLICT, "game_full", "The game is full.")
 
 
 def _bump(game: Game) -> None:
@@ -223,7 +239,7 @@ def game_join(*, game_id: int, player: Player, seat: int | None = None) -> Game:
     with transaction.atomic():
         game = _lock_open(game_id)
         if Seat.objects.filter(game=game, player=player).exists():
-            raise Problem(409, "already_seated", "You already have a seat in this game.")
+            raise Refused(Refusal.CONFLICT, "already_seated", "You already have a seat in this game.")
         check_game_limits(player, opening=True)
         index = _free_index(game, seat)
         Seat.objects.create(game=game, index=index, player=player, uid=player_uid(player))
@@ -239,7 +255,7 @@ def game_leave(*, game_id: int, player: Player) -> Game:
         deleted, _ = Seat.objects.filter(game=game, player=player).delete()
         forget_roster(game)
         if not deleted:
-            raise Problem(409, "not_seated", "You have no seat in this game.")
+            raise Refused(Refusal.CONFLICT, "not_seated", "You have no seat in this game.")
         _bump(game)
     return game
 
@@ -257,22 +273,9 @@ def game_add_bot(*, game_id: int, by: Player, strategy: str, seat: int | None = 
     return game
 
 
-def game_remove_seat(*, game_id: int, by: Player, seat: int) -> Game:
-    """The creator frees a lobby seat (a bot's, or removes a player) before the start."""
-    with transaction.atomic():
-        game = _lock_open(game_id)
-        only_creator(game, by)
-        deleted, _ = Seat.objects.filter(game=game, index=seat).delete()
-        forget_roster(game)
-        if not deleted:
-            raise Problem(404, "seat_not_found", f"Seat {seat} is free.")
-        _bump(game)
-    return game
-
-
 def only_creator(game: Game, by: Player) -> None:
     if game.creator_id != by.pk and not by.is_staff:
-        raise Problem(403, "not_creator", "Only the game's creator may do this.")
+        raise Refused(Refusal.FORBIDDEN, "not_creator", "Only the game's creator may do this.")
 
 
 def game_start(*, game_id: int, by: Player) -> Game:
@@ -300,7 +303,7 @@ def _start(game: Game) -> None:
     seats = list(Seat.objects.filter(game=game).select_related("player").order_by("index"))
     low, _high = rs.seat_range()
     if len(seats) < low:
-        raise Problem(409, "not_enough_players", f"At least {low} seats must be taken to start.")
+        raise Refused(Refusal.CONFLICT, "not_enough_players", f"At least {low} seats must be taken to start.")
     check_not_bot_only(game.creator, sum(1 for s in seats if s.player_id is not None))
     setup = game.setup or {}
     seed = bytes.fromhex(setup["seed"]) if setup.get("seed") else secrets.token_bytes(32)
@@ -310,7 +313,11 @@ def _start(game: Game) -> None:
     if setup.get("seat_order") is not None:
         by_index = {s.index: s.uid for s in seats}
         if set(by_index) != set(setup["seat_order"]):
-            raise Problem(409, "setup_mismatch", "The operator's seat_order does not match the taken seats.")
+            raise Refused(
+                Refusal.CONFLICT,
+                "setup_mismatch",
+                "The operator's seat_order does not match the taken seats.",
+            )
         deck["seats"] = [by_index[i] for i in setup["seat_order"]]
     creator_seat = next((s for s in seats if s.player_id == game.creator_id), None)
     now = timezone.now()

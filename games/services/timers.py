@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import math
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -29,6 +30,30 @@ from .append import system_command
 logger = logging.getLogger(__name__)
 
 SWEEPER = "deadlines"  # the deadline sweeper's heartbeat row (games.deadlines.heartbeat)
+
+
+@dataclass(slots=True)
+class Opened:
+    """A locked game brought up to date: its ruleset and its state (a passed deadline applied)."""
+
+    game: Game
+    rs: Ruleset[Any]
+    state: Any
+
+
+def open_locked(game: Game, now: datetime, *, state: Any = None, apply_deadline: bool = True) -> Opened:
+    """The one opening of every write to a running game, the game row locked (:func:`games.roster.lock_game`):
+    its ruleset, the fold of its log (``state`` when the caller already holds the fold at the game's version)
+    and, with ``apply_deadline``, the step's deadline applied first if it has passed at ``now`` (correctness
+    never waits on the worker). Player commands, bots, the deadline task, a read that finds a deadline due and
+    the sweeper all start here."""
+    rs = ruleset_for(game)
+    if state is None:
+        state = load_state(game, rs)
+    due = game.deadline_at
+    if apply_deadline and game.step_no is not None and due is not None and due <= now:
+        state = expire_locked(game, rs, state, now)
+    return Opened(game, rs, state)
 
 
 def expire_locked(game: Game, rs: Ruleset[Any], state: Any, now: datetime) -> Any:
@@ -64,16 +89,15 @@ def game_expire(*, game_id: int, step_no: int, now: datetime | None = None) -> i
         if game is None or game.step_no != step_no:
             return 0
         before = game.version
-        rs = ruleset_for(game)
-        expire_locked(game, rs, load_state(game, rs), now or timezone.now())
+        open_locked(game, now or timezone.now())
         return game.version - before
 
 
 def warn_locked(game: Game, now: datetime) -> None:
     """Warn of the locked game's deadline (a ``DeadlineNear`` event) if the warning is due at ``now``; a
     refused warning is logged and taken off the game row (never retried)."""
-    rs = ruleset_for(game)
-    state = load_state(game, rs)
+    opened = open_locked(game, now, apply_deadline=False)
+    rs, state = opened.rs, opened.state
     if game.step_no is None or game.warn_at is None or game.warn_at > now:
         return
     try:

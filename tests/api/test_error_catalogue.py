@@ -1,5 +1,6 @@
 """The error catalogue (critters_api.error_codes) is complete: the code is walked (AST) for every error
 it can raise (``Problem(status, code, ...)``, ``problem_http_response(status, code, ...)``,
+``Refused(Refusal.KIND, code, ...)``,
 ``RuleError(code, ..., kind=...)`` in the service; ``fail(code, ...)``/``rule_error(code, ...)`` in each
 ruleset), and each must be in the catalogue with that status. docs/ERRORS.md is the catalogue, generated."""
 
@@ -12,6 +13,7 @@ from pathlib import Path
 from critters_api import error_codes
 from critters_api.problems import _DRF_CODES
 from games.api.bindings import ruleset_types
+from games.errors import Refusal
 from games.rules.core import ErrorKind
 from games.rules.registry import RULESETS
 
@@ -61,6 +63,13 @@ def raised(source: str) -> Iterator[tuple[str, int | None, int]]:
                 status = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
                 for code in _codes_of(node.args[1], scope):
                     yield code, status if isinstance(status, int) else None, node.lineno
+            elif name == "Refused" and len(node.args) >= 2:  # games.errors: a refusal, its status by kind
+                kind_arg = node.args[0]
+                status = None
+                if isinstance(kind_arg, ast.Attribute) and kind_arg.attr in Refusal.__members__:
+                    status = error_codes.REFUSAL_STATUS[Refusal[kind_arg.attr]]
+                for code in _codes_of(node.args[1], scope):
+                    yield code, status, node.lineno
             elif name == "RuleError" and node.args:
                 kind = next((k.value for k in node.keywords if k.arg == "kind"), None)
                 status = None

@@ -12,9 +12,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from critters_api.problems import Problem
 from games.audit import signature
 from games.audit.verify import Verdict, parse_checkpoint, verify_file, verify_record
+from games.errors import Refused
 
 
 class Command(BaseCommand):
@@ -67,8 +67,8 @@ class Command(BaseCommand):
                 raise CommandError(f"no game {game_id}", returncode=2)
             try:
                 record = game_record(game)
-            except Problem as problem:
-                raise CommandError(str(problem.detail), returncode=2) from None
+            except Refused as refused:
+                raise CommandError(refused.detail, returncode=2) from None
             verdict = verify_record(record, checkpoints=checkpoints, keys=keys)
         self.stdout.write(json.dumps(verdict.to_json(), indent=2) if options["json"] else verdict.text())
         if not verdict.ok:
