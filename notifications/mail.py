@@ -363,11 +363,11 @@ def flush(player_id: int) -> int | None:
     """Look at the player's pending notices: compose at most one mail (within the pacing bound) and queue
     it; returns its id (None: nothing sent now). Idempotent, safe from any worker at any time: the
     settings row's lock serializes it per player, and ``last_mail_at`` is the bound."""
-    now = timezone.now()
     with transaction.atomic():
         ms = MailSettings.objects.select_for_update().filter(pk=player_id).first()
         if ms is None:
             return None
+        now = timezone.now()  # under the lock: the bound compares times taken in the order of the mails
         pending = list(MailNotice.objects.filter(player_id=player_id, status=NoticeStatus.PENDING))
         if not ms.email or not ms.mail_enabled:
             MailNotice.objects.filter(pk__in=[n.pk for n in pending]).update(status=NoticeStatus.DROPPED)
@@ -456,6 +456,7 @@ def _compose(ms: MailSettings, notices: list[MailNotice], now: datetime, *, dige
         text=text,
         html=_page(rich),
         unsubscribe_url=unsubscribe,
+        created_at=now,
         queued_until=now + timedelta(seconds=float(settings.MAIL_SEND_LEASE_SECONDS)),
     )
     MailNotice.objects.filter(pk__in=[n.pk for n in notices]).update(status=NoticeStatus.MAILED, mail=mail)
@@ -597,12 +598,9 @@ def backoff_seconds(attempts: int) -> float:
     return float(min(float(settings.MAIL_RETRY_MAX_SECONDS), base * (2 ** max(0, attempts - 1))))
 
 
-def _still_wanted(mail: OutgoingMail) -> bool:
+def _still_wanted(mail: OutgoingMail, ms: MailSettings) -> bool:
     """A notice or digest goes only to the player's verified address while mail is on; a verification only
     to the address still waiting for it."""
-    ms = MailSettings.objects.filter(pk=mail.player_id).first()
-    if ms is None:
-        return False
     if mail.purpose == "verification":
         return ms.pending_email == mail.to
     return ms.mail_enabled and ms.email == mail.to
@@ -629,23 +627,40 @@ def send(mail_id: int) -> float | None:
     """One attempt at a due pending mail (a no-op for anything else). The claim (attempts, lease) is
     committed before the SMTP conversation; ``sent`` after the server took the message. Returns the delay
     before the next attempt when one is scheduled."""
-    now = timezone.now()
+    player_id = OutgoingMail.objects.filter(pk=mail_id).values_list("player_id", flat=True).first()
+    if player_id is None:
+        return None
     with transaction.atomic():
+        # the player's settings row first, then the mail (the order every writer of both takes)
+        ms = MailSettings.objects.select_for_update().filter(pk=player_id).first()
         mail = (
             OutgoingMail.objects.select_for_update(skip_locked=True)
             .filter(pk=mail_id, status=MailStatus.PENDING)
             .first()
         )
-        if mail is None or mail.next_attempt_at > now:
+        now = timezone.now()
+        if ms is None or mail is None or mail.next_attempt_at > now:
             return None  # sent, cancelled, being sent by another worker, or not due
-        if not _still_wanted(mail):
+        if not _still_wanted(mail, ms):
             mail.status = MailStatus.CANCELLED
             mail.save(update_fields=["status"])
             return None
-        lease = now + timedelta(seconds=float(settings.MAIL_SEND_LEASE_SECONDS))
+        lease = timedelta(seconds=float(settings.MAIL_SEND_LEASE_SECONDS))
+        if mail.purpose != "verification":
+            # the bound holds at the SMTP server too: mails that waited (an outage) leave one per interval
+            gap = timedelta(seconds=float(settings.MAIL_MIN_INTERVAL_SECONDS))
+            if ms.last_sent_at is not None and now < ms.last_sent_at + gap:
+                wait = (ms.last_sent_at + gap - now).total_seconds()
+                mail.next_attempt_at = ms.last_sent_at + gap
+                mail.queued_until = mail.next_attempt_at + lease
+                mail.save(update_fields=["next_attempt_at", "queued_until"])
+                transaction.on_commit(lambda: enqueue_send([mail_id], countdown=wait))
+                return wait
+            ms.last_sent_at = now
+            ms.save(update_fields=["last_sent_at"])
         mail.attempts += 1
-        mail.next_attempt_at = lease
-        mail.queued_until = lease
+        mail.next_attempt_at = now + lease
+        mail.queued_until = now + lease
         mail.save(update_fields=["attempts", "next_attempt_at", "queued_until"])
     try:
         build_message(mail).send(fail_silently=False)

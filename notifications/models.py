@@ -209,6 +209,9 @@ class MailSettings(models.Model):
     last_mail_at = models.DateTimeField(
         null=True, blank=True, help_text="When the last notification mail was composed (the pacing bound)."
     )
+    last_sent_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a notice or digest was last handed to the SMTP server."
+    )
     last_verification_at = models.DateTimeField(null=True, blank=True)
     flush_at = models.DateTimeField(
         null=True,
