@@ -50,7 +50,8 @@ def test_discord_slack_and_matrix_payloads_reach_a_local_receiver() -> None:
         assert set(body) == {"content", "allowed_mentions"}
         assert body["allowed_mentions"] == {"parse": []}  # "@everyone" in a game's name pings nobody
         assert body["content"].startswith("alice, it's your turn in **first \\*heist\\* \\@everyone**")
-        assert ", deadline in 3 h" in body["content"] and body["content"].endswith(f"<{url}>")
+        assert ", deadline in 3 h" in body["content"]
+        assert body["content"].endswith(f"<{url}>")
         assert "webhook-signature" not in d.headers
         (s,) = slack.accepted()
         body = json.loads(s.body)
@@ -61,7 +62,8 @@ def test_discord_slack_and_matrix_payloads_reach_a_local_receiver() -> None:
         (m,) = matrix.accepted()
         body = json.loads(m.body)
         assert body["text"] == f"alice, it's your turn in first *heist* @everyone, deadline in 3 h: {url}"
-        assert "<b>first *heist* @everyone</b>" in body["html"] and f'href="{url}"' in body["html"]
+        assert "<b>first *heist* @everyone</b>" in body["html"]
+        assert f'href="{url}"' in body["html"]
         # the deliveries list shows the facts the message was written from (redacted for alice)
         assert {row.type for row in Delivery.objects.filter(game_id=game_id)} == {"game.your_turn"}
 

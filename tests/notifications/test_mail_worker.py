@@ -6,6 +6,7 @@ no turn mail. Short intervals are settings (``MAIL_*``), the logic is the produc
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import threading
@@ -86,7 +87,8 @@ def test_a_mail_is_sent_exactly_once_across_a_worker_kill(
     new_game([alice, bob, carol, dave], name="killed mid-send")
     wait_for(server.waiting_in_data, timeout=30)
     (row,) = OutgoingMail.objects.filter(purpose="notice")
-    assert row.status == MailStatus.PENDING and row.attempts == 1  # the claim was committed before the send
+    assert row.status == MailStatus.PENDING
+    assert row.attempts == 1
     worker.kill()  # SIGKILL, the whole process group, in the middle of the SMTP conversation
     server.delay_data(None)
     time.sleep(0.5)
@@ -97,7 +99,9 @@ def test_a_mail_is_sent_exactly_once_across_a_worker_kill(
     time.sleep(3)  # a second copy would come now (redelivered task, sweeper)
     assert len(server.received()) == 1
     row.refresh_from_db()
-    assert row.status == MailStatus.SENT and row.attempts == 2 and row.sent_at is not None
+    assert row.status == MailStatus.SENT
+    assert row.attempts == 2
+    assert row.sent_at is not None
 
 
 def test_an_smtp_server_that_is_down_delays_mail_and_loses_none(
@@ -171,10 +175,10 @@ def test_twenty_turns_in_a_burst_give_at_most_one_mail_per_interval(
             OutgoingMail.objects.filter(player__username=name).values_list("created_at", flat=True)
         )
         assert len(got) == len(composed)
-        gaps = [(b - a).total_seconds() for a, b in zip(composed, composed[1:], strict=False)]
+        gaps = [(b - a).total_seconds() for a, b in itertools.pairwise(composed)]
         assert all(gap >= interval for gap in gaps), gaps  # the bound, as written
         arrivals = [m.at for m in got]
-        assert all(b - a >= interval - 0.2 for a, b in zip(arrivals, arrivals[1:], strict=False)), arrivals
+        assert all(b - a >= interval - 0.2 for a, b in itertools.pairwise(arrivals)), arrivals
         span = arrivals[-1] - arrivals[0]
         assert len(got) <= math.floor(span / interval) + 1
         assert len(got) < len(mine[name])  # bursts became one mail listing the games
