@@ -1,5 +1,5 @@
-"""Chat webhooks (issue #23): endpoints of kind discord, slack and matrix get each notification as one message in
-that chat's own JSON, through the same deliveries (retries, SSRF guard) as signed webhooks; a muted game is
+"""Chat webhooks (issue #23): endpoints of kind discord, slack and matrix get each notification as one message
+in that chat's own JSON, through the same deliveries (retries, SSRF guard) as signed webhooks; a muted game is
 silent on them too."""
 
 from __future__ import annotations
