@@ -48,11 +48,11 @@ class EmailInput(StrictSerializer):
 
 
 class EmailOutput(serializers.Serializer):
-    address = serializers.EmailField(
+    address = serializers.CharField(
         allow_blank=True, help_text="The verified address mail goes to (empty: none yet)."
     )
     verified_at = serializers.DateTimeField(allow_null=True)
-    pending_address = serializers.EmailField(
+    pending_address = serializers.CharField(
         allow_blank=True,
         help_text="An address waiting for its link to be followed (it gets nothing else until then; the "
         "verified address, if any, keeps getting mail meanwhile).",
