@@ -150,8 +150,9 @@ def test_deadline_near_mail_r7_5(server: SmtpServer) -> None:
     pump()
     server.wait_for("alice@example.com", 2)  # verification, your turn
     minute_passes(alice)
-    game = Game.objects.get(pk=game_id)
-    assert deadlines.warn(game_id, game.step_no) > 0
+    step_no = Game.objects.get(pk=game_id).step_no
+    assert step_no is not None
+    assert deadlines.warn(game_id, step_no) > 0
     pump()
     near = server.wait_for("alice@example.com", 3)[-1]
     assert near.message["Subject"] == "Deadline near in slow heist"
