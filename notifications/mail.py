@@ -241,6 +241,14 @@ def write_notices(game: Game, events: Sequence[Event], player_ids: Sequence[int]
             add(player_id, MailKind.GAME_ENDED, "ended", {"seat": seat, "scores": standings})
     if not rows:
         return []
+    already = set(  # a turn, the start, the end: once per game (every batch of the step would repeat them)
+        MailNotice.objects.filter(
+            game=game, player_id__in={r.player_id for r in rows}, key__in={r.key for r in rows}
+        ).values_list("player_id", "kind", "key")
+    )
+    rows = [r for r in rows if (r.player_id, r.kind, r.key) not in already]
+    if not rows:
+        return []
     MailNotice.objects.bulk_create(rows, ignore_conflicts=True)
     return sorted({r.player_id for r in rows})
 
@@ -443,7 +451,10 @@ def _compose(ms: MailSettings, notices: list[MailNotice], now: datetime, *, dige
     player = Player.objects.get(pk=ms.player_id)
     subject, text, rich = render_notices(player.public_name, notices, now, ms.time_zone, digest=digest)
     unsubscribe = unsubscribe_url(ms.player_id)
-    text += f"\n\n--\nNotification settings: {api_url('me/notifications')}\nUnsubscribe: {unsubscribe}\n"
+    text += (
+        "\n\n--\nYou get this because mail notifications are on for your account (change them in your "
+        f"notification settings).\nUnsubscribe (one click): {unsubscribe}\n"
+    )
     rich += (
         f'<hr><p style="color:#666;font-size:small">You get this because mail notifications are on for '
         f'your account. <a href="{html.escape(unsubscribe)}">Unsubscribe</a> (one click).</p>'
@@ -649,15 +660,16 @@ def send(mail_id: int) -> float | None:
         if mail.purpose != "verification":
             # the bound holds at the SMTP server too: mails that waited (an outage) leave one per interval
             gap = timedelta(seconds=float(settings.MAIL_MIN_INTERVAL_SECONDS))
-            if ms.last_sent_at is not None and now < ms.last_sent_at + gap:
+            other = ms.last_sent_mail != mail.pk  # a retry of the same mail is not a second mail
+            if other and ms.last_sent_at is not None and now < ms.last_sent_at + gap:
                 wait = (ms.last_sent_at + gap - now).total_seconds()
                 mail.next_attempt_at = ms.last_sent_at + gap
                 mail.queued_until = mail.next_attempt_at + lease
                 mail.save(update_fields=["next_attempt_at", "queued_until"])
                 transaction.on_commit(lambda: enqueue_send([mail_id], countdown=wait))
                 return wait
-            ms.last_sent_at = now
-            ms.save(update_fields=["last_sent_at"])
+            ms.last_sent_at, ms.last_sent_mail = now, mail.pk
+            ms.save(update_fields=["last_sent_at", "last_sent_mail"])
         mail.attempts += 1
         mail.next_attempt_at = now + lease
         mail.queued_until = now + lease

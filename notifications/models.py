@@ -212,6 +212,9 @@ class MailSettings(models.Model):
     last_sent_at = models.DateTimeField(
         null=True, blank=True, help_text="When a notice or digest was last handed to the SMTP server."
     )
+    last_sent_mail = models.BigIntegerField(
+        null=True, blank=True, help_text="Which mail that was (its own retries do not wait for the interval)."
+    )
     last_verification_at = models.DateTimeField(null=True, blank=True)
     flush_at = models.DateTimeField(
         null=True,
