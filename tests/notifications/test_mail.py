@@ -334,3 +334,30 @@ def test_no_turn_mail_right_after_acting_in_that_game(server: SmtpServer) -> Non
     with override_settings(MAIL_RECENT_ACTION_SECONDS=0):  # minutes later, she has not come back
         pump()
     assert "just joined" in server.wait_for("alice@example.com", 2)[-1].message["Subject"]
+
+
+@pytest.mark.django_db
+def test_autopilot_and_a_seat_offer_are_mailed_r7_5(server: SmtpServer) -> None:
+    from games import deadlines
+    from tests.conftest import start_table
+
+    from .test_channel_rights import _choose_and_ready, _distribute, _due, _options
+
+    table = start_table(4, _options(absence={"extensions": 0, "autopilot_after": 1}))
+    gid = table.game_id
+    absent, newcomer = table.apis[1], make_api("newcomer")
+    for api, address in ((absent, "absent@example.com"), (newcomer, "newcomer@example.com")):
+        MailSettings.objects.create(player=api.player, email=address, verified_at=timezone.now())
+    _distribute(table)
+    for seat in (0, 2, 3):
+        _choose_and_ready(table.apis[seat], gid)
+    deadlines.sweep(now=_due(table) + timedelta(seconds=1))  # seat 1 missed the step: autopilot (R7.5)
+    pump()
+    autopilot = server.wait_for("absent@example.com", 1)[-1]
+    assert "you were put on autopilot" in autopilot.text
+    r = table.apis[0].post(f"/api/v1/games/{gid}/seats/1/hand-over", {"to": "player", "player": "newcomer"})
+    assert r.status_code == 202, r.content
+    pump()
+    (offer,) = server.wait_for("newcomer@example.com", 1)
+    assert "offered you seat 1" in offer.text
+    assert f"{BASE}/play/games/{gid}" in offer.text
