@@ -119,6 +119,10 @@ OPERATION_SCOPES: dict[str, tuple[str, ...]] = {
     "me_webhooks_retrieve": ("webhooks",),
     "me_webhooks_delete": ("webhooks",),
     "me_webhooks_deliveries_list": ("webhooks",),
+    "me_email_set": ("email",),
+    "me_notifications_update": ("notification_settings",),
+    "email_verify": ("email_token",),
+    "email_unsubscribe": ("email_token",),
 }
 """The catalogue's scopes (critters_api.error_codes) an operation has beyond those its shape implies (a
 token, a body, a path parameter, a game, query parameters): by operationId, or an operationId prefix."""

@@ -243,6 +243,9 @@ SPECTACULAR_SETTINGS = {
         "BotStrategyEnum": "games.services.lobby.BOT_STRATEGIES",
         "GameStatusEnum": "games.models.GameStatus",
         "NotificationTypeEnum": "notifications.models.NotificationType",
+        "EndpointKindEnum": "notifications.models.EndpointKind",
+        "MailKindEnum": "notifications.models.MailKind",
+        "MailDeliveryEnum": "notifications.models.DeliveryMode",
         "CoinKindEnum": "games.rules.were_cats.coins.KINDS",
     },
     "APPEND_COMPONENTS": {},
@@ -360,3 +363,25 @@ CELERY_BEAT_SCHEDULE["notifications-sweep"] = {
     "schedule": WEBHOOK_SWEEP_SECONDS,
     "options": {"expires": max(WEBHOOK_SWEEP_SECONDS * 3, 5.0)},
 }
+
+# --- mail and chat notifications (issue #23, docs/NOTIFICATIONS.md "Mail") -------------------------------
+# Django's email framework: SMTP by default (EMAIL_HOST, EMAIL_PORT, ...); scripts/serve writes files instead.
+EMAIL_BACKEND: str = env.str("EMAIL_BACKEND", default="django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST: str = env.str("EMAIL_HOST", default="localhost")
+EMAIL_PORT: int = env.int("EMAIL_PORT", default=25)
+EMAIL_HOST_USER: str = env.str("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD: str = env.str("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS: bool = env.bool("EMAIL_USE_TLS", default=False)
+EMAIL_USE_SSL: bool = env.bool("EMAIL_USE_SSL", default=False)
+EMAIL_TIMEOUT: float = env.float("EMAIL_TIMEOUT", default=10.0)
+EMAIL_FILE_PATH: str = env.str("EMAIL_FILE_PATH", default=str(BASE_DIR / "var" / "mail"))
+DEFAULT_FROM_EMAIL: str = env.str("DEFAULT_FROM_EMAIL", default="GoodCritters <noreply@localhost>")
+# where players open the game: links in mail and chat are PUBLIC_BASE_URL + /play/games/<id>
+PUBLIC_BASE_URL: str = env.str("PUBLIC_BASE_URL", default="http://localhost:8000").rstrip("/")
+MAIL_MIN_INTERVAL_SECONDS: float = env.float("MAIL_MIN_INTERVAL_SECONDS", default=60.0)  # per player
+MAIL_RECENT_ACTION_SECONDS: float = env.float("MAIL_RECENT_ACTION_SECONDS", default=300.0)  # no turn mail
+MAIL_RETRY_BASE_SECONDS: float = env.float("MAIL_RETRY_BASE_SECONDS", default=30.0)  # doubles per attempt
+MAIL_RETRY_MAX_SECONDS: float = env.float("MAIL_RETRY_MAX_SECONDS", default=600.0)
+MAIL_MAX_ATTEMPTS: int = env.int("MAIL_MAX_ATTEMPTS", default=300)  # about two days at the longest wait
+MAIL_VERIFY_HOURS: float = env.float("MAIL_VERIFY_HOURS", default=48.0)  # a verification link's life
+MAIL_SEND_LEASE_SECONDS: float = env.float("MAIL_SEND_LEASE_SECONDS", default=60.0)  # a lost send is retried

@@ -48,3 +48,6 @@ STREAM_POLL_SECONDS = float(os.environ["STREAM_POLL_SECONDS"])
 # warning on every request that STATIC_ROOT does not exist.
 WHITENOISE_AUTOREFRESH = True
 WHITENOISE_USE_FINDERS = True
+# mail goes to a real SMTP server started by the mail tests; elsewhere it must not leave the process
+os.environ.setdefault("EMAIL_BACKEND", "django.core.mail.backends.locmem.EmailBackend")
+EMAIL_BACKEND = os.environ["EMAIL_BACKEND"]

@@ -47,6 +47,7 @@ _WEBHOOK = {
     "url": "https://bot.example.com/critters/hook",
     "description": "my bot",
     "events": ["game.deadline_near", "game.your_turn"],
+    "kind": "standard",
     "enabled": True,
     "consecutive_failures": 0,
     "failing_since": None,
@@ -116,6 +117,7 @@ def _endpoint_json(ep: WebhookEndpoint) -> dict[str, Any]:
         "url": ep.url,
         "description": ep.description,
         "events": list(ep.events),
+        "kind": ep.kind,
         "enabled": ep.enabled,
         "consecutive_failures": ep.consecutive_failures,
         "failing_since": ep.failing_since,
@@ -158,7 +160,11 @@ class WebhooksView(APIView):
         description="Deliveries are POSTed as JSON, signed per Standard Webhooks (`webhook-id`, "
         "`webhook-timestamp`, `webhook-signature`) with the secret in this response (shown once). Types: "
         "`game.your_turn` (a step opened that waits on you), `game.deadline_near`, `game.started`, "
-        "`game.ended`, `game.event` (every event of your games, redacted for your seat). Destinations that "
+        "`game.ended`, `game.event` (every event of your games, redacted for your seat). `kind` `discord`, "
+        "`slack` or `matrix` makes the URL a chat's incoming webhook: each delivery is one short message in "
+        "that chat's JSON (\"alice, it's your turn in *first heist*, deadline in 3 h\" with a link), "
+        "unsigned. "
+        "Destinations that "
         "resolve to private, loopback or reserved addresses are refused (422 `webhook_destination_refused`). "
         f"At most {MAX_ENDPOINTS} endpoints per player (409 `too_many_webhooks`).",
         request=WebhookCreateInput,
@@ -195,7 +201,7 @@ class WebhooksView(APIView):
                     409, "too_many_webhooks", f"At most {MAX_ENDPOINTS} webhook endpoints per player."
                 )
             ep = WebhookEndpoint.objects.create(
-                player=me, url=v["url"], events=v["events"], description=v["description"]
+                player=me, url=v["url"], events=v["events"], description=v["description"], kind=v["kind"]
             )
         out = {**_endpoint_json(ep), "secret": ep.secret}
         return Response(WebhookCreatedOutput(out).data, status=status.HTTP_201_CREATED)

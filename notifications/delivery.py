@@ -25,7 +25,8 @@ from standardwebhooks import Webhook
 
 from critters_api.problems import Problem
 
-from .models import Delivery, DeliveryAttempt, DeliveryStatus, WebhookEndpoint
+from . import chat
+from .models import Delivery, DeliveryAttempt, DeliveryStatus, EndpointKind, WebhookEndpoint
 from .outbox import enqueue
 
 logger = logging.getLogger(__name__)
@@ -446,9 +447,16 @@ def attempt_delivery(delivery_id: str) -> float | None:
         delivery.queued_until = lease
         delivery.save(update_fields=["attempts", "next_attempt_at", "queued_until"])
         sent_id, url, secret, payload = delivery.pk, endpoint.url, endpoint.secret, delivery.payload
+        kind = endpoint.kind
+        owner = endpoint.player.public_name if kind != EndpointKind.STANDARD else ""
 
-    body = body_bytes(payload)
-    result = send(url, signed_headers(secret, sent_id, body, now), body)
+    if kind == EndpointKind.STANDARD:
+        body = body_bytes(payload)
+        headers = signed_headers(secret, sent_id, body, now)
+    else:  # a chat's incoming webhook: its own JSON, formatted from the same redacted payload (chat.body)
+        body = body_bytes(chat.body(kind, payload, owner, now))
+        headers = {"content-type": "application/json", "user-agent": USER_AGENT}
+    result = send(url, headers, body)
     return _record(sent_id, endpoint_id, number, now, result, delivery_id)
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count
+from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.utils import timezone
 from rest_framework.utils.encoders import JSONEncoder
@@ -30,12 +31,12 @@ from rest_framework.utils.encoders import JSONEncoder
 from critters_api.celery import app as celery_app
 from critters_api.db.base import prepared_cursor
 from games.loading import load_state, ruleset_for
-from games.models import Event, Game, Seat
+from games.models import Event, Game, Seat, SeatOffer
 from games.roster import roster
 from games.signals import events_appended
 
-from . import hints
-from .models import Delivery, DeliveryStatus, NotificationType, WebhookEndpoint
+from . import hints, mail
+from .models import Delivery, DeliveryStatus, MailSettings, NotificationType, WebhookEndpoint
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +59,17 @@ def on_events_appended(sender: Any, game: Game, events: Sequence[Event], **kwarg
     ids = write_outbox(game, events)
     if ids:
         transaction.on_commit(lambda: enqueue(ids))
+    players = [s.player_id for s in roster(game).seats if s.player_id is not None]
+    to_flush = mail.write_notices(game, events, players)
+    if to_flush:
+        transaction.on_commit(lambda: mail.enqueue_flush(to_flush))
+
+
+@receiver(post_save, sender=SeatOffer, dispatch_uid="notifications.seat_offer")
+def on_seat_offered(sender: Any, instance: SeatOffer, created: bool, **kwargs: Any) -> None:
+    """A seat offered to a player: a mail notice in the offer's transaction."""
+    if created:
+        mail.notice_offer(instance)
 
 
 def enqueue(delivery_ids: list[str], countdown: float | None = None) -> None:
@@ -110,6 +122,12 @@ def write_outbox(game: Game, events: Sequence[Event]) -> list[str]:
     if not events or not _any_endpoint(game):
         return []
     endpoints = list(WebhookEndpoint.objects.filter(enabled=True, player__seats__game=game).distinct())
+    muted = set(  # a player who muted the game hears nothing of it on any channel
+        MailSettings.objects.filter(
+            player_id__in=[e.player_id for e in endpoints], muted_games__contains=[game.pk]
+        ).values_list("player_id", flat=True)
+    )
+    endpoints = [e for e in endpoints if e.player_id not in muted]
     if not endpoints:
         return []
     rs = ruleset_for(game)

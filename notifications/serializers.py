@@ -10,7 +10,7 @@ from rest_framework import serializers
 from critters_api.serializers import StrictBooleanField, StrictCharField, StrictSerializer
 from games.api.serializers import LegalCommandsField
 
-from .models import NotificationType
+from .models import EndpointKind, NotificationType
 
 
 class EventsField(serializers.ListField):
@@ -27,6 +27,13 @@ class WebhookCreateInput(StrictSerializer):
     url = serializers.URLField(max_length=2000, help_text="Where to POST (http or https, a public address).")
     events = EventsField(help_text="The notification types to receive.", max_length=10)
     description = StrictCharField(max_length=200, required=False, default="", allow_blank=True)
+    kind = serializers.ChoiceField(
+        choices=EndpointKind.choices,
+        required=False,
+        default=EndpointKind.STANDARD,
+        help_text="`standard`: signed JSON (Standard Webhooks); `discord`, `slack`, `matrix`: a chat's "
+        "incoming webhook URL, posted a short message in its own format.",
+    )
 
 
 class WebhookUpdateInput(StrictSerializer):
@@ -44,6 +51,7 @@ class WebhookOutput(serializers.Serializer):
     url = serializers.URLField()
     description = serializers.CharField()
     events = serializers.ListField(child=serializers.ChoiceField(choices=NotificationType.choices))
+    kind = serializers.ChoiceField(choices=EndpointKind.choices)
     enabled = serializers.BooleanField()
     consecutive_failures = serializers.IntegerField(
         help_text="Failed attempts since the last 2xx (information: disabling goes by time, `failing_since`)."

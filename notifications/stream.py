@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import time
+import uuid
 from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass
 from typing import Any, cast
@@ -48,7 +49,7 @@ from games.models import Event, Game, GameStatus
 from players.auth import BearerTokenAuthentication
 from players.models import Player
 
-from . import hints
+from . import hints, presence
 
 MEDIA_TYPE = "text/event-stream"
 PAGE = 200
@@ -242,6 +243,12 @@ async def _stream(
     hub = hints.hub()
     key = hub.watch(game_id, after, audience.token_id)
     sync_read = sync_to_async(_read, thread_sensitive=False)
+    # a seated player with the stream open is at the table: no "your turn" mail (notifications.presence)
+    seated = audience.seat is not None
+    here = sync_to_async(presence.touch, thread_sensitive=False)
+    stream_id = uuid.uuid4().hex
+    if seated:
+        await here(audience.player.pk, game_id, stream_id)
 
     async def read(game_id: int, after: int) -> Batch:
         # the tokens of the game's streams as this read starts (a stream that joins it later checks its own)
@@ -287,8 +294,14 @@ async def _stream(
             # says the game moved (the poller sees every change within STREAM_POLL_SECONDS)
             while not await hub.wait_changed(game_id, seen, settings.STREAM_KEEPALIVE_SECONDS):
                 yield b": keep-alive\n\n"
+                if seated:
+                    await here(audience.player.pk, game_id, stream_id)
+            if seated:
+                await here(audience.player.pk, game_id, stream_id)
     finally:
         hub.unwatch(game_id, key)
+        if seated:
+            presence.leave(audience.player.pk, game_id, stream_id)  # quick (its own timeout), never raises
 
 
 @csrf_exempt  # Bearer tokens only (no cookie session): CSRF does not apply; a POST gets a 405 problem

@@ -7,8 +7,8 @@ import contextlib
 
 from celery import shared_task
 
-from . import delivery
-from .models import Delivery, DeliveryStatus
+from . import delivery, mail
+from .models import Delivery, DeliveryStatus, MailStatus, OutgoingMail
 from .outbox import DELIVER
 
 
@@ -30,4 +30,24 @@ def deliver(delivery_id: str) -> None:
 def sweep() -> int:
     """Every few seconds (beat): enqueue due deliveries that no task holds (retries past the countdown
     horizon, lost tasks, the probe of a failing endpoint), within each endpoint's window."""
-    return len(delivery.enqueue_due())
+    mails, flushes = mail.sweep()
+    return len(delivery.enqueue_due()) + mails + flushes
+
+
+@shared_task(name=mail.FLUSH, ignore_result=True)
+def mail_flush(player_id: int) -> None:
+    """Look at a player's pending mail notices: at most one mail within the pacing bound (idempotent)."""
+    mail.flush(player_id)
+
+
+@shared_task(name=mail.SEND, ignore_result=True)
+def mail_send(mail_id: int) -> None:
+    """One attempt at sending a mail (idempotent: a sent or claimed mail is left alone). A task that fails
+    (the database went away) gives up its claim if it can; otherwise the claim lapses and the sweeper
+    enqueues it again."""
+    try:
+        mail.send(mail_id)
+    except Exception:
+        with contextlib.suppress(Exception):
+            OutgoingMail.objects.filter(pk=mail_id, status=MailStatus.PENDING).update(queued_until=None)
+        raise
