@@ -154,7 +154,7 @@ GAMES: dict[str, dict[str, Any]] = {
     # a long game (every Loot card dealt, LT6.1): short Discussions, and the human seat on autopilot after
     # its first missed deadline (a bot's pace from then on)
     "loose_triggers": {
-        "deadlines": {"give": 1, "choose": 1, "pick": 1},
+        "deadlines": {"give": 1, "choose": 1, "pick": 1, "aim": 0},
         "countdown": 1,
         "absence": {"extensions": 0, "autopilot_after": 1},
     },

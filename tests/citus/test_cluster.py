@@ -257,8 +257,9 @@ def admin_pages(bases: list[str], url: str) -> None:
             "/admin/games/game/?status__exact=over",
             f"/admin/games/game/{game_id}/change/",
             f"/admin/games/event/?game__id__exact={game_id}",
+            "/admin/games/seat/",
+            "/admin/games/commandresult/",
             "/admin/players/player/",
-            "/admin/notifications/delivery/",
         ):
             r = http.get(path)
             assert r.status_code == 200, f"{path}: {r.status_code}\n{r.text[:2000]}"
