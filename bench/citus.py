@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import psutil
+import psutil  # type: ignore[import-untyped]
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:

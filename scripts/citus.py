@@ -162,7 +162,7 @@ class Cluster:
     def _run(self, args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
         user = _server_user()
         command = (["runuser", "-u", user, "--"] if user else []) + args
-        return subprocess.run(command, capture_output=True, text=True, check=False, **kwargs)  # type: ignore[call-overload,no-any-return]
+        return subprocess.run(command, capture_output=True, text=True, check=False, **kwargs)  # type: ignore[call-overload]
 
     def _check(self, args: list[str]) -> str:
         done = self._run(args)

@@ -95,7 +95,7 @@ def running_cluster(
 
 def query(url: str, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     with psycopg.connect(url, autocommit=True) as conn:
-        return list(conn.execute(sql, params).fetchall())  # type: ignore[arg-type]
+        return list(conn.execute(sql, params).fetchall())
 
 
 # ------------------------------------------------------------------------------------------------------

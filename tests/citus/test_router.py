@@ -154,7 +154,7 @@ def explain_on(url: str, statements: list[tuple[str, str, Any]]) -> list[tuple[s
             if TRANSACTION_CONTROL.match(sql):
                 continue
             bound = bind.mogrify(sql, params)
-            row = conn.execute("EXPLAIN (FORMAT JSON) " + bound).fetchone()  # type: ignore[operator]
+            row = conn.execute("EXPLAIN (FORMAT JSON) " + bound).fetchone()
             assert row is not None
             doc = row[0] if not isinstance(row[0], str) else json.loads(row[0])
             out.append((path, bound, planned(doc[0]["Plan"])))
