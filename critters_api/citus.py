@@ -56,3 +56,15 @@ def is_citus(connection: BaseDatabaseWrapper) -> bool:
             known = bool(row and row[0])
         setattr(connection, _FLAG, known)
     return known
+
+
+def one_connection_per_node(connection: BaseDatabaseWrapper) -> None:
+    """On Citus, for the rest of the current transaction: run statements over several shards on one
+    connection per node (``citus.multi_shard_modify_mode = sequential``). A transaction that writes a
+    reference table (a webhook endpoint, a player) after such a statement needs it: Citus refuses to modify a
+    reference table once a statement ran over several shards in parallel ("cannot modify table ... because
+    there was a parallel operation on a distributed table"). Call it first in the transaction; nothing on a
+    plain PostgreSQL."""
+    if connection.in_atomic_block and is_citus(connection):
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL citus.multi_shard_modify_mode TO 'sequential'")

@@ -23,7 +23,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 from standardwebhooks import Webhook
 
-from critters_api.citus import is_citus
+from critters_api.citus import is_citus, one_connection_per_node
 from critters_api.problems import Problem
 
 from .models import Delivery, DeliveryAttempt, DeliveryStatus, WebhookEndpoint
@@ -386,6 +386,7 @@ def _release(delivery: Delivery) -> None:
 def _lock_endpoint(endpoint_id: int) -> WebhookEndpoint | None:
     """The endpoint row, locked. Always taken BEFORE any of its delivery rows (one lock order: no
     deadlock with ``disable_endpoint``, which updates the deliveries under the endpoint's lock)."""
+    one_connection_per_node(connection)  # Citus: the endpoint is written after reads over every shard
     return WebhookEndpoint.objects.select_for_update().filter(pk=endpoint_id).first()
 
 

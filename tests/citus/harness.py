@@ -271,15 +271,24 @@ class Stream(threading.Thread):
 
 
 class Receiver:
-    """A webhook receiver on loopback: answers 200 and keeps every message id and type it was sent."""
+    """A webhook receiver on loopback: keeps every message id and type it was sent and answers 200, except
+    to its first ``fail_first`` requests (500: the endpoint is failing, then probed, then answers again)."""
 
-    def __init__(self) -> None:
+    def __init__(self, fail_first: int = 0) -> None:
         self.received: list[tuple[str, str]] = []
+        self.failed = 0
         received = self.received
+        receiver = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if receiver.failed < fail_first:
+                    receiver.failed += 1
+                    self.send_response(500)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 received.append((self.headers.get("webhook-id") or "", json.loads(body).get("type", "")))
                 self.send_response(200)
                 self.send_header("Content-Length", "0")

@@ -278,6 +278,8 @@ def test_three_rulesets_on_citus_then_a_third_worker_and_a_rebalance_while_games
         "STREAM_POLL_SECONDS": "0.5",
         "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8",
         "WEBHOOK_SWEEP_SECONDS": "2",
+        "WEBHOOK_RETRY_BASE_SECONDS": "1",
+        "WEBHOOK_PROBE_MAX_SECONDS": "2",
     }
     nodes = [AsgiNode(tmp_path, url, extra_env=env) for _ in range(2)]
     workers = [CeleryWorkerProcess(tmp_path / f"w{i}", url, extra_env=env) for i in range(2)]
@@ -288,9 +290,13 @@ def test_three_rulesets_on_citus_then_a_third_worker_and_a_rebalance_while_games
             n.start()
         for w in workers:
             w.start()
-        with Receiver() as receiver:
+        # the receiver fails its first requests: the endpoint is failing, probed, then answers again
+        with Receiver(fail_first=3) as receiver:
             first = play_round(url, nodes, receiver)
-            print("\n" + first.line("citus, coordinator + 2 workers"))
+            print(
+                "\n" + first.line("citus, coordinator + 2 workers") + f"; receiver failures {receiver.failed}"
+            )
+            assert receiver.failed == 3
             check(first)
 
             moved: dict[str, Any] = {}
