@@ -200,7 +200,8 @@ class Cluster:
                 "shared_buffers": "'128MB'",
                 "logging_collector": "off",
                 "log_min_messages": "warning",
-                **({"shared_preload_libraries": "'citus'"} if self.citus else {}),
+                # logical WAL: the rebalancer moves shards by logical replication while they are written
+                **({"shared_preload_libraries": "'citus'", "wal_level": "logical"} if self.citus else {}),
                 **self.settings,
             }
             with (datadir / "postgresql.conf").open("a") as f:

@@ -127,7 +127,7 @@ def play_round(
                 "/api/v1/me/webhooks",
                 {
                     "url": receiver.url,
-                    "events": ["game.started", "game.your_turn", "game.event", "game.ended"],
+                    "events": ["game.started", "game.your_turn", "game.deadline_near", "game.ended"],
                 },
             )
             assert r.status_code == 201, r.text
@@ -198,7 +198,7 @@ def play_round(
         f.stream_gaps += int(s.seqs != list(range(1, version + 1)))
         f.reconnects += s.reconnects
     # every webhook delivery of the endpoint is delivered, and the receiver got it
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         (pending,) = query(
             url,
@@ -280,6 +280,8 @@ def test_three_rulesets_on_citus_then_a_third_worker_and_a_rebalance_while_games
         "WEBHOOK_SWEEP_SECONDS": "2",
         "WEBHOOK_RETRY_BASE_SECONDS": "1",
         "WEBHOOK_PROBE_MAX_SECONDS": "2",
+        "WEBHOOK_TIMEOUT_SECONDS": "5",
+        "WEBHOOK_QUEUED_LEASE_SECONDS": "15",
     }
     nodes = [AsgiNode(tmp_path, url, extra_env=env) for _ in range(2)]
     workers = [CeleryWorkerProcess(tmp_path / f"w{i}", url, extra_env=env) for i in range(2)]
