@@ -34,6 +34,8 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from critters_api.citus import is_citus
+
 from .models import Game, GameStatus, TimerHeartbeat
 from .roster import lock_game, lock_running
 from .services import bots
@@ -232,12 +234,40 @@ _CLAIM_SQL = {
 }
 
 
+# On Citus (docs/SCALING.md, §3) ``FOR UPDATE`` is refused on a statement over several shards: the due games
+# are listed without a lock (every shard reads its partial index), then each is claimed by a statement
+# routed to its own shard (``id = %s``), which re-checks that it is running and due once it holds the row.
+_DUE_SQL = {
+    column: f"""SELECT id FROM games_game WHERE status = '{GameStatus.RUNNING.value}' AND "{column}" <= %s
+        ORDER BY "{column}" LIMIT %s"""  # noqa: S608 (fixed names and value)
+    for column in ("deadline_at", "warn_at")
+}
+_CLAIM_ONE_SQL = {
+    column: f"""SELECT id FROM games_game WHERE id = %s AND status = '{GameStatus.RUNNING.value}'
+        AND "{column}" <= %s FOR UPDATE SKIP LOCKED"""  # noqa: S608 (fixed names and value)
+    for column in ("deadline_at", "warn_at")
+}
+# Due games listed per claimed one on Citus: some of those listed may be held by another sweeper.
+_CANDIDATES_PER_CLAIM = 2
+
+
 def _claim(column: str, now: datetime, count: int) -> list[int]:
     """Lock up to ``count`` running games due on ``column`` at ``now`` (earliest first); their ids. Rows that
-    another transaction holds are skipped: two sweepers never claim the same game, nor wait on each other."""
+    another transaction holds are skipped: two sweepers never claim the same game, nor wait on each other.
+    One statement on PostgreSQL; on Citus a list of the due games, then one routed claim per game."""
     with connection.cursor() as cursor:
-        cursor.execute(_CLAIM_SQL[column], [now, count])
-        return [row[0] for row in cursor.fetchall()]
+        if not is_citus(connection):
+            cursor.execute(_CLAIM_SQL[column], [now, count])
+            return [row[0] for row in cursor.fetchall()]
+        cursor.execute(_DUE_SQL[column], [now, count * _CANDIDATES_PER_CLAIM])
+        claimed: list[int] = []
+        for (game_id,) in cursor.fetchall():
+            cursor.execute(_CLAIM_ONE_SQL[column], [game_id, now])
+            if cursor.fetchone() is not None:
+                claimed.append(game_id)
+                if len(claimed) == count:
+                    break
+        return claimed
 
 
 def _drain(

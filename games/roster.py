@@ -27,32 +27,47 @@ _GAME_FIELDS = tuple(Game._meta.concrete_fields)
 _GAME_COLUMNS = ", ".join(f'g."{f.column}"' for f in _GAME_FIELDS)
 _GAME_ATTNAMES = [f.attname for f in _GAME_FIELDS]
 _JSON_AT = tuple(i for i, f in enumerate(_GAME_FIELDS) if f.get_internal_type() == "JSONField")
-_ROSTER_SUBQUERY = """(SELECT json_agg(json_build_array(s."index", s."position", s.player_id, p.username,
+
+
+def _roster_subquery(game: str) -> str:
+    """The seats of the game ``game`` names, with their players' names, as one JSON array."""
+    return f"""(SELECT json_agg(json_build_array(s."index", s."position", s.player_id, p.username,
         p.display_name, s.bot_strategy, s.uid) ORDER BY s."index")
-    FROM games_seat s LEFT JOIN players_player p ON p.id = s.player_id WHERE s.game_id = g.id)"""
-_READ_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_ROSTER_SUBQUERY}
-    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %s"""  # noqa: S608 (model columns)
+    FROM games_seat s LEFT JOIN players_player p ON p.id = s.player_id WHERE s.game_id = {game})"""  # noqa: S608 (fixed text)
+
+
+# One game's statements name the game by its parameter in every subquery too (``s.game_id = %(game)s``, not
+# ``= g.id``): the same rows, and on Citus (docs/SCALING.md) each statement is router-planned onto the
+# game's shard, which a locking statement must be (a correlated ``= g.id`` would be planned over every shard).
+_READ_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_roster_subquery("%(game)s")}
+    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %(game)s"""  # noqa: S608 (model columns)
 # Locking reads the roster in the same statement, and also the game's revision as of the statement's
 # snapshot: under READ COMMITTED a statement that waited for the lock gets the newest game row but reads
 # the seats as they were when it started. Every seat write bumps the revision under this lock, so when the
 # two revisions differ the roster may be stale and is read again (a second statement, a new snapshot).
-_LOCK_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_ROSTER_SUBQUERY},
-        (SELECT r.revision FROM games_game r WHERE r.id = g.id)
-    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %s FOR UPDATE OF g"""  # noqa: S608
+_LOCK_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_roster_subquery("%(game)s")},
+        (SELECT r.revision FROM games_game r WHERE r.id = %(game)s)
+    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %(game)s FOR UPDATE OF g"""  # noqa: S608
 # The log's tail after a version (the version of the process's cached fold, games.loading): read in the same
 # statement as the game, it saves the read that would bring the cached fold up to date (games.loading uses it
 # only when it reaches the game's version as read, which a statement that waited for the lock may not).
 _TAIL_SUBQUERY = """(SELECT json_agg(json_build_array(e.seq, e.prev_hash, e.hash, e.data) ORDER BY e.seq)
-    FROM games_event e WHERE e.game_id = g.id AND e.seq > %s)"""
-_READ_TAIL_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_ROSTER_SUBQUERY}, {_TAIL_SUBQUERY}
-    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %s"""  # noqa: S608 (model columns)
-_LOCK_TAIL_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_ROSTER_SUBQUERY},
-        (SELECT r.revision FROM games_game r WHERE r.id = g.id), {_TAIL_SUBQUERY}
-    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %s FOR UPDATE OF g"""  # noqa: S608
-_ROSTER_SQL = f"""SELECT c.username, {_ROSTER_SUBQUERY}
-    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %s"""  # noqa: S608
-_ROSTERS_SQL = f"""SELECT g.id, c.username, {_ROSTER_SUBQUERY}
+    FROM games_event e WHERE e.game_id = %(game)s AND e.seq > %(after)s)"""
+_READ_TAIL_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_roster_subquery("%(game)s")}, {_TAIL_SUBQUERY}
+    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %(game)s"""  # noqa: S608 (model columns)
+_LOCK_TAIL_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_roster_subquery("%(game)s")},
+        (SELECT r.revision FROM games_game r WHERE r.id = %(game)s), {_TAIL_SUBQUERY}
+    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %(game)s FOR UPDATE OF g"""  # noqa: S608
+_ROSTER_SQL = f"""SELECT c.username, {_roster_subquery("%(game)s")}
+    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %(game)s"""  # noqa: S608
+_ROSTERS_SQL = f"""SELECT g.id, c.username, {_roster_subquery("g.id")}
     FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = ANY(%s)"""  # noqa: S608
+
+
+def _game_params(game_id: int, tail_after: int | None = None) -> dict[str, int | None]:
+    """The parameters of a one-game statement: the game (named in every subquery), and the version the
+    log's tail starts after (for the statements that read it)."""
+    return {"game": game_id, "after": tail_after}
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +123,7 @@ def roster(game: Game) -> Roster:
     cached: Roster | None = game.__dict__.get("_roster")
     if cached is None:
         with prepared_cursor(connection) as cursor:
-            cursor.execute(_ROSTER_SQL, [game.pk])
+            cursor.execute(_ROSTER_SQL, _game_params(game.pk))
             row = cursor.fetchone()
         cached = _roster_from(row[0], row[1]) if row else Roster("", ())
         game.__dict__["_roster"] = cached
@@ -136,7 +151,7 @@ def _fetch_game(sql: str, game_id: int, tail_after: int | None = None) -> tuple[
     problem if there is no such game). With ``tail_after``, ``sql`` ends with the log's tail after that
     version: it is kept on the game for :func:`games.loading.load_state`."""
     with prepared_cursor(connection) as cursor:
-        cursor.execute(sql, [game_id] if tail_after is None else [tail_after, game_id])
+        cursor.execute(sql, _game_params(game_id, tail_after))
         row = cursor.fetchone()
     if row is None:
         raise Refused(Refusal.NOT_FOUND, "game_not_found", "No such game.")

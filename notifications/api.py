@@ -6,7 +6,7 @@ import hashlib
 from datetime import timedelta
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from critters_api.citus import one_connection_per_node
 from critters_api.problems import Problem
 from games.loading import load_state, ruleset_for
 from games.models import Game, GameStatus, Seat
@@ -245,6 +246,7 @@ class WebhookDetailView(APIView):
         if "url" in v:
             validate_url(v["url"])
         with transaction.atomic():
+            one_connection_per_node(connection)  # Citus: the endpoint is written after its deliveries' reads
             ep = _get_endpoint(request, webhook_id)
             ep = WebhookEndpoint.objects.select_for_update().get(pk=ep.pk)
             fresh_start = "url" in v and v["url"] != ep.url
@@ -282,6 +284,7 @@ class WebhookDetailView(APIView):
     def delete(self, request: Request, webhook_id: int) -> Response:
         ep = _get_endpoint(request, webhook_id)
         with transaction.atomic():
+            one_connection_per_node(connection)  # Citus: its deliveries are deleted before it
             # the endpoint row first, as a delivery attempt locks it (then its deliveries): one lock order
             WebhookEndpoint.objects.select_for_update().filter(pk=ep.pk).first()
             ep.delete()

@@ -18,11 +18,12 @@ from urllib.parse import urlsplit
 import httpcore
 import httpx
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Q
+from django.db import connection, transaction
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from standardwebhooks import Webhook
 
+from critters_api.citus import is_citus, one_connection_per_node
 from critters_api.problems import Problem
 
 from . import chat
@@ -308,6 +309,14 @@ def endpoint_hold_seconds(failing_for: float) -> float:
     return float(min(cap, max(base, failing_for)))
 
 
+def _save(delivery: Delivery, *fields: str) -> None:
+    """Write ``fields`` of ``delivery``: ``save(update_fields=...)``, by its id and its game, so that on Citus
+    the statement runs on the game's shard (an id alone would be looked for on every shard)."""
+    Delivery.objects.filter(pk=delivery.pk, game_id=delivery.game_id).update(
+        **{name: getattr(delivery, name) for name in fields}
+    )
+
+
 # --------------------------------------------------------------------------------------------------
 # the queue: claims, so that no delivery is enqueued while a task for it is queued or running
 # --------------------------------------------------------------------------------------------------
@@ -337,13 +346,12 @@ def fill_window(endpoint: WebhookEndpoint, now: datetime) -> list[str]:
     room = int(settings.WEBHOOK_ENDPOINT_CONCURRENCY) - _claimed_count(endpoint.pk, now)
     if room <= 0:
         return []
-    ids = list(
-        Delivery.objects.select_for_update(skip_locked=True)
-        .filter(endpoint=endpoint, status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
+    due = (
+        Delivery.objects.filter(endpoint=endpoint, status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
         .filter(_unclaimed(now))
         .order_by("created_at", "seq", "pk")
-        .values_list("pk", flat=True)[:room]
     )
+    ids = [d.pk for d in _lock_first(due, room)]
     if ids:
         Delivery.objects.filter(pk__in=ids).update(queued_until=_claim_until(now))
         transaction.on_commit(lambda: enqueue(ids))
@@ -370,7 +378,7 @@ def _release(delivery: Delivery) -> None:
     """This task no longer holds the delivery: whoever finds it due may enqueue it."""
     if delivery.queued_until is not None:
         delivery.queued_until = None
-        delivery.save(update_fields=["queued_until"])
+        _save(delivery, "queued_until")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -379,18 +387,38 @@ def _release(delivery: Delivery) -> None:
 def _lock_endpoint(endpoint_id: int) -> WebhookEndpoint | None:
     """The endpoint row, locked. Always taken BEFORE any of its delivery rows (one lock order: no
     deadlock with ``disable_endpoint``, which updates the deliveries under the endpoint's lock)."""
+    one_connection_per_node(connection)  # Citus: the endpoint is written after reads over every shard
     return WebhookEndpoint.objects.select_for_update().filter(pk=endpoint_id).first()
 
 
 def _probe_candidate(endpoint: WebhookEndpoint, now: datetime) -> Delivery | None:
     """The delivery a failing endpoint is tried with: a due pending one with the fewest attempts, oldest
     first (so one message the receiver refuses does not stand in front of the others)."""
-    return (
-        Delivery.objects.select_for_update(skip_locked=True)
-        .filter(endpoint=endpoint, status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
-        .order_by("attempts", "created_at", "seq", "pk")
-        .first()
-    )
+    due = Delivery.objects.filter(
+        endpoint=endpoint, status=DeliveryStatus.PENDING, next_attempt_at__lte=now
+    ).order_by("attempts", "created_at", "seq", "pk")
+    first = _lock_first(due, 1)
+    return first[0] if first else None
+
+
+def _lock_first(due: QuerySet[Delivery], count: int) -> list[Delivery]:
+    """The first ``count`` deliveries of ``due`` that no other transaction holds, locked (``FOR UPDATE SKIP
+    LOCKED``). One statement on PostgreSQL. On Citus, where a locking statement must stay on one shard
+    (docs/SCALING.md, §3), the candidates are listed without a lock (the endpoint's lock, which every caller
+    holds, keeps two callers from listing the same window), then each is locked by a statement routed to
+    its game's shard, which re-checks the conditions of ``due`` once it holds the row."""
+    if count <= 0:
+        return []
+    if not is_citus(connection):
+        return list(due.select_for_update(skip_locked=True)[:count])
+    out: list[Delivery] = []
+    for pk, game_id in list(due.values_list("pk", "game_id")[: count * 2]):
+        row = due.select_for_update(skip_locked=True).filter(pk=pk, game_id=game_id).first()
+        if row is not None:
+            out.append(row)
+            if len(out) == count:
+                break
+    return out
 
 
 def attempt_delivery(delivery_id: str) -> float | None:
@@ -405,23 +433,24 @@ def attempt_delivery(delivery_id: str) -> float | None:
     the backlog drains as fast as the receiver answers. Every attempt to the endpoint failing for
     ``WEBHOOK_DISABLE_AFTER_SECONDS`` disables it."""
     now = timezone.now()
-    endpoint_id = Delivery.objects.filter(pk=delivery_id).values_list("endpoint_id", flat=True).first()
-    if endpoint_id is None:
+    found = Delivery.objects.filter(pk=delivery_id).values_list("endpoint_id", "game_id").first()
+    if found is None:
         return None
+    endpoint_id, game_id = found  # the game routes every statement on the delivery to its shard (Citus)
     with transaction.atomic():
         endpoint = _lock_endpoint(endpoint_id)
         if endpoint is None:
             return None
         delivery = (
             Delivery.objects.select_for_update(skip_locked=True)
-            .filter(pk=delivery_id, status=DeliveryStatus.PENDING)
+            .filter(pk=delivery_id, game_id=game_id, status=DeliveryStatus.PENDING)
             .first()
         )
         if delivery is None:
             return None
         if not endpoint.enabled:
             delivery.status = DeliveryStatus.CANCELLED
-            delivery.save(update_fields=["status"])
+            _save(delivery, "status")
             return None
         lease = now + timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS) + LEASE_MARGIN
         if endpoint.failing_since is not None:
@@ -445,8 +474,9 @@ def attempt_delivery(delivery_id: str) -> float | None:
         # the claim: nobody else takes it until this attempt had time to finish (and it fills the window)
         delivery.next_attempt_at = lease
         delivery.queued_until = lease
-        delivery.save(update_fields=["attempts", "next_attempt_at", "queued_until"])
+        _save(delivery, "attempts", "next_attempt_at", "queued_until")
         sent_id, url, secret, payload = delivery.pk, endpoint.url, endpoint.secret, delivery.payload
+        sent_game = delivery.game_id
         kind = endpoint.kind
         owner = endpoint.player.public_name if kind != EndpointKind.STANDARD else ""
 
@@ -457,21 +487,28 @@ def attempt_delivery(delivery_id: str) -> float | None:
         body = body_bytes(chat.body(kind, payload, owner, now))
         headers = {"content-type": "application/json", "user-agent": USER_AGENT}
     result = send(url, headers, body)
-    return _record(sent_id, endpoint_id, number, now, result, delivery_id)
+    return _record(sent_id, sent_game, endpoint_id, number, now, result, delivery_id)
 
 
 def _record(
-    sent_id: str, endpoint_id: int, number: int, started: datetime, result: SendResult, asked_id: str
+    sent_id: str,
+    sent_game: int,
+    endpoint_id: int,
+    number: int,
+    started: datetime,
+    result: SendResult,
+    asked_id: str,
 ) -> float | None:
     """Record the attempt's outcome; returns the delay before ``asked_id`` may be tried again (None: not by
     this task)."""
     with transaction.atomic():
         endpoint = _lock_endpoint(endpoint_id)
-        delivery = Delivery.objects.select_for_update().filter(pk=sent_id).first()
+        delivery = Delivery.objects.select_for_update().filter(pk=sent_id, game_id=sent_game).first()
         if endpoint is None or delivery is None:  # the endpoint was deleted meanwhile, deliveries with it
             return None
         DeliveryAttempt.objects.create(
             delivery=delivery,
+            game_id=delivery.game_id,
             number=number,
             started_at=started,
             duration_ms=result.duration_ms,
@@ -484,7 +521,7 @@ def _record(
         if result.ok:
             delivery.status = DeliveryStatus.DELIVERED
             delivery.delivered_at = now
-            delivery.save(update_fields=["status", "delivered_at", "queued_until"])
+            _save(delivery, "status", "delivered_at", "queued_until")
             if endpoint.failing_since is not None or endpoint.consecutive_failures:
                 endpoint.failing_since = None
                 endpoint.retry_at = None
@@ -524,7 +561,7 @@ def _record(
             return None
         if delivery.attempts >= settings.WEBHOOK_MAX_ATTEMPTS:
             delivery.status = DeliveryStatus.FAILED
-            delivery.save(update_fields=["status", "queued_until"])
+            _save(delivery, "status", "queued_until")
             return None
         delivery.next_attempt_at = now + timedelta(seconds=backoff_seconds(delivery.attempts))
         # the endpoint's next probe: this task comes back when its hold is over (the probe is then whichever
@@ -533,7 +570,7 @@ def _record(
         if wait <= COUNTDOWN_HORIZON:
             delivery.queued_until = _claim_until(now, wait)
             transaction.on_commit(lambda: enqueue([sent_id], countdown=wait))
-        delivery.save(update_fields=["next_attempt_at", "queued_until"])
+        _save(delivery, "next_attempt_at", "queued_until")
         return wait
 
 

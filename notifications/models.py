@@ -135,6 +135,9 @@ class Delivery(models.Model):
 
 class DeliveryAttempt(models.Model):
     delivery = models.ForeignKey(Delivery, on_delete=models.CASCADE, related_name="attempt_log")
+    # the delivery's game, copied: the table is distributed by game on Citus, co-located with its delivery
+    # (docs/SCALING.md), so an attempt is written on the shard of its delivery and of the command's game
+    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, related_name="+")
     number = models.PositiveIntegerField()
     started_at = models.DateTimeField()
     duration_ms = models.PositiveIntegerField()

@@ -164,7 +164,9 @@ def offer_lapsed(offer: SeatOffer, game: Game, row: Seat | None) -> bool:
 
 def _offer_of(offer_id: int, player: Player, *, lock: bool = False) -> SeatOffer:
     qs = SeatOffer.objects.filter(pk=offer_id, player=player)
-    offer = (qs.select_for_update() if lock else qs).first()
+    if lock:  # the lock names the offer's game: on Citus a locking statement must stay on one shard
+        qs = qs.filter(game_id=_offer_of(offer_id, player).game_id).select_for_update()
+    offer = qs.first()
     if offer is None:
         raise Refused(Refusal.NOT_FOUND, "offer_not_found", "No such offer to you.")
     return offer

@@ -1,0 +1,37 @@
+# The attempt carries its delivery's game (docs/SCALING.md): on Citus the table is distributed by game,
+# co-located with its delivery. Added nullable, filled from the delivery, then made required.
+
+import django.db.models.deletion
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("games", "0009_public_chain_seals"),
+        ("notifications", "0003_delivery_queued_until"),
+    ]
+
+    operations = [
+        migrations.AddField(
+            model_name="deliveryattempt",
+            name="game",
+            field=models.ForeignKey(
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="+",
+                to="games.game",
+            ),
+        ),
+        migrations.RunSQL(
+            "UPDATE notifications_deliveryattempt AS a SET game_id = d.game_id "
+            "FROM notifications_delivery AS d WHERE d.id = a.delivery_id",
+            reverse_sql=migrations.RunSQL.noop,
+        ),
+        migrations.AlterField(
+            model_name="deliveryattempt",
+            name="game",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="+", to="games.game"
+            ),
+        ),
+    ]
