@@ -55,6 +55,7 @@ def _shell() -> str:
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         "<title>GoodCritters: play</title>"
+        '<link rel="icon" href="data:,">'
         f'<link rel="stylesheet" href="{escape(css)}">'
         f'<script type="module" src="{escape(js)}"></script>'
         '</head><body><div id="app"><noscript><p>This page needs JavaScript. Everything it does is also '

@@ -12,6 +12,7 @@ from django.db import connection
 from django.db.models import DateTimeField, ExpressionWrapper, F, QuerySet, Value
 
 from critters_api.db.base import release_idle_connection
+from games.rules.moves import moves_to_json
 from players.models import Player
 
 from . import store
@@ -83,6 +84,7 @@ def viewer_state(game: Game, state: Any, viewer: Viewer) -> dict[str, Any]:
         "viewer": viewer,
         "state": rs.view_for(state, viewer),
         "legal_commands": rs.legal_commands(state, viewer) if viewer is not None and started else [],
+        **acting_and_moves(rs, state, viewer, public["players"], started=started),
         "waiting": (
             {
                 "step_no": waiting.step_no,
@@ -97,6 +99,27 @@ def viewer_state(game: Game, state: Any, viewer: Viewer) -> dict[str, Any]:
         "over": terminal,
         "scores": list(rs.scores(state) or []) if terminal else None,
     }
+
+
+def acting_and_moves(
+    rs: Any, state: Any, viewer: Viewer, players: list[dict[str, Any]], *, started: bool
+) -> dict[str, Any]:
+    """Who acts now (``acting``) and the viewer's legal moves with their arguments (``moves``), computed by
+    the rules (issue #24); the moves only for the viewer (the cost of a read stays one seat's)."""
+    acting_of = getattr(rs, "acting", None)
+    acting = acting_of(state) if started and acting_of is not None else None
+    if acting is not None:
+        names = {p["seat"]: p["player"] for p in players}
+        for seat in acting["seats"]:
+            seat["player"] = names.get(seat["seat"])
+        acting["you"] = viewer is not None and any(s["seat"] == viewer for s in acting["seats"])
+    moves_of = getattr(rs, "moves", None)
+    moves = (
+        moves_to_json(moves_of(state, viewer))
+        if started and viewer is not None and moves_of is not None and acting is not None
+        else []
+    )
+    return {"acting": acting, "moves": moves}
 
 
 def public_head(game: Game) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from drf_spectacular.utils import OpenApiExample
 
 from games.rules.core import Context, Sample
 from games.rules.registry import DEFAULT_RULESET, RULESETS, get_ruleset
+from games.selectors import acting_and_moves
 
 
 def _sample_of(slug: str) -> Sample:
@@ -200,6 +201,13 @@ def viewer_state_value(viewer: int = 2, slug: str = DEFAULT_RULESET) -> dict[str
         "viewer": viewer,
         "state": rs.view_for(state, viewer),
         "legal_commands": rs.legal_commands(state, viewer),
+        **acting_and_moves(
+            rs,
+            state,
+            viewer,
+            [{"seat": seat, "player": player} for seat, player in enumerate(names)],
+            started=True,
+        ),
         "waiting": {
             "step_no": waiting.step_no,
             "step": waiting.step,

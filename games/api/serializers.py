@@ -18,6 +18,7 @@ from critters_api.serializers import (
 )
 from games.api.bindings import ruleset_types
 from games.api.commands import field_for
+from games.api.move_serializers import ActingOutput, MoveOutput
 from games.models import GameStatus
 from games.rules.registry import DEFAULT_RULESET, RULESETS
 from games.services.lobby import BOT_STRATEGIES
@@ -219,6 +220,14 @@ class ViewerStateOutput(serializers.Serializer):
     state = ViewField()
     legal_commands = LegalCommandsField(help_text="Command types you may send now.")
     waiting = WaitingOutput(allow_null=True)
+    acting = ActingOutput(
+        allow_null=True, help_text="Who acts now and with what (null before the start and once over)."
+    )
+    moves = MoveOutput(
+        many=True,
+        help_text="Your legal commands with their arguments (empty for a spectator, and once over): "
+        "`legal_commands` with the values each field may take.",
+    )
     over = serializers.BooleanField()
     scores = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
 

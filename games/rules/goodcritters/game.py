@@ -19,7 +19,7 @@ from games.rules import codec
 from games.rules.core import JSON, Context, RulesetTypes, Sample, Viewer
 from games.rules.table.game import Opening, SeatFacts, Step, StepClosing, StepOpening, TableFact
 
-from . import audit, replay, serde
+from . import audit, moves, replay, serde
 from . import commands as cmd
 from . import events as ev
 from .bots import bot_command
@@ -251,6 +251,10 @@ class GoodCritters:
 
     def legal_commands(self, state: State, seat: int) -> list[str]:
         return legal_commands(state, seat)
+
+    def moves(self, state: State, seat: int) -> list[Any]:
+        """The legal moves with their arguments (issue #24, ``moves.py``)."""
+        return moves.moves(state, seat, legal_commands(state, seat))
 
     def bot_command(self, state: State, seat: int, *, strategy: str, salt: int) -> Any:
         return bot_command(state, seat, strategy=strategy, salt=salt)

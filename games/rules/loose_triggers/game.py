@@ -12,7 +12,7 @@ from typing import Any, Final
 from games.rules.core import JSON, Context, RuleError, RulesetTypes, Sample, Viewer
 from games.rules.table.game import Step
 
-from . import bots, decide, evolve, hooks, serde, types, views
+from . import bots, decide, evolve, hooks, moves, serde, types, views
 from .commands import CloseStep, Command, Resign, StartGame
 from .errors import rule_error
 from .events import EVENT_CLASSES, Event
@@ -169,6 +169,10 @@ class LooseTriggers:
 
     def legal_commands(self, state: State, seat: int) -> list[str]:
         return hooks.legal_commands(state, seat)
+
+    def moves(self, state: State, seat: int) -> list[Any]:
+        """The legal moves with their arguments (issue #24, ``moves.py``)."""
+        return moves.moves(state, seat)
 
     def view_for(self, state: State, viewer: Viewer) -> JSON:
         return views.view_for(state, viewer)

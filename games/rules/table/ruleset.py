@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from games.rules.bounds import check_new_game
 from games.rules.core import JSON, AuditSecrets, Context, InvalidOptions, Sample, Seat, Viewer, Waiting
+from games.rules.moves import Choice, Move, Subset, Text
 
 from . import commands as cmd
 from . import events as ev
@@ -575,6 +576,85 @@ class Table:
             out.append(cmd.SetReady.TYPE)
         return [*out, *extra, cmd.Resign.TYPE, cmd.SendMessage.TYPE]
 
+    # --- who acts now and with what (issue #24) -------------------------------------------------------
+    def moves(self, state: TableState, seat: Seat) -> list[Move]:
+        """The commands ``seat`` may send now with the values each body field may take (issue #24): the
+        game's own (``game.moves``, computed by the game's rules from the checks its ``decide`` makes) and the
+        table's, for exactly the commands :meth:`legal_commands` names (a paused game, a seat on autopilot or
+        resigned: only the table's). A command the game names but for which no arguments are accepted now
+        (e.g. a trade the seat cannot match) is left out."""
+        names = self.legal_commands(state, seat)
+        if not names:
+            return []
+        wanted = set(names)
+        out: list[Move] = []
+        game_moves = getattr(self.game, "moves", None)
+        if game_moves is not None and any(n in self._game_commands for n in names):
+            out.extend(m for m in game_moves(state.game, seat) if m.command in wanted)
+        for name in names:
+            if name in self._game_commands:
+                continue
+            out.append(self._table_move(state, seat, name))
+        return out
+
+    def _table_move(self, state: TableState, seat: int, name: str) -> Move:
+        if name == cmd.SetReady.TYPE:
+            up = not state.ready[seat]
+            return Move(name, (Choice("ready", "ready" if up else "not ready", (up,), required=False),))
+        if name == cmd.VotePause.TYPE:
+            pause = state.paused_at is None
+            label = "pause the game" if pause else "resume the game"
+            return Move(name, (Choice("pause", label, (pause,), required=False),))
+        if name == cmd.SendMessage.TYPE:
+            others = tuple(s for s in range(state.n) if s != seat)
+            return Move(
+                name,
+                (
+                    Text("text", "message", 1, seating.MAX_MESSAGE_LENGTH),
+                    Subset(
+                        "to", "to (null: everyone)", others, 1, len(others), nullable=True, required=False
+                    ),
+                ),
+            )
+        return Move(name)  # Resign, TakeBackSeat: no fields
+
+    def acting(self, state: TableState) -> JSON | None:
+        """Who acts now (issue #24), the same in every game: the step, its number and deadline, the pause,
+        and each seat that may act in the step now with the commands it may send (not those a seat may send
+        at any time: ``Resign``, ``SendMessage``, ``VotePause``, ``TakeBackSeat``), ``waited_on`` when the
+        step waits on it (it owes a play, or its ready flag is down). A seat the step does not wait on may
+        still act (Loose Triggers' Countdown: anyone may ``Aim``, nobody must). ``None`` before the start and
+        once the game is over. ``waiting``, the view's ``play.waiting_on`` and the games' own fields
+        (Were-cats' ``turn``, Loose Triggers' ``pending_seat``) are views of it."""
+        if not state.opened or self.game.is_terminal(state.game):
+            return None
+        w = self._waiting(state.game)
+        waited = set(self._acting(state, w)) if w is not None else set()
+        end = pause_end(state)
+        paused = state.paused_at is not None
+        seats: list[JSON] = []
+        for s in range(state.n):
+            commands = [c for c in self.legal_commands(state, s) if c not in _ANYTIME]
+            if commands or s in waited:
+                seats.append(
+                    {
+                        "seat": s,
+                        "commands": commands,
+                        "waited_on": s in waited,
+                        "ready": state.ready[s] if w is not None and w.ready and s in w.seats else None,
+                        "autopilot": state.autopilot[s],
+                    }
+                )
+        return {
+            "step": None if w is None else w.step,
+            "step_no": state.step_no if w is None else w.step_no,
+            "due_at": None if w is None or paused else state.due_at,
+            "paused": paused,
+            "pause_until": None if end is None else end.isoformat(),
+            "ready_flags": bool(w is not None and w.ready),
+            "seats": seats,
+        }
+
     def bot_command(self, state: TableState, seat: Seat, *, strategy: str, salt: int) -> Any:
         if not state.opened or self.game.is_terminal(state.game) or state.paused_at is not None:
             return None
@@ -1125,6 +1205,8 @@ _PLAYER: Final[dict[type[Any], Any]] = {
     cmd.VotePause: _vote_pause,
 }
 _WHILE_PAUSED: Final = (cmd.SendMessage, cmd.Resign, cmd.TakeBackSeat, cmd.VotePause)
+# what a seat may send at any time while the game runs (not a part of the step: left out of ``acting``)
+_ANYTIME: Final = frozenset(c.TYPE for c in _WHILE_PAUSED)
 _TABLE_COMMANDS: Final = frozenset(cmd.COMMAND_CLASSES)
 
 

@@ -19,6 +19,7 @@ from .decide import step as decide_step
 from .errors import ERRORS, fail
 from .events import EVENT_CLASSES, Event
 from .evolve import evolve, fold
+from .moves import moves
 from .options import Options, options_to_json, parse_options
 from .state import INITIAL_STATE, OVER, State
 from .views import chart, redact_event, view_for
@@ -147,6 +148,10 @@ class WereCats:
 
     def legal_commands(self, state: State, seat: int) -> list[str]:
         return legal_commands(state, seat)
+
+    def moves(self, state: State, seat: int) -> list[Any]:
+        """The legal moves with their arguments (issue #24, ``moves.py``)."""
+        return moves(state, seat)
 
     def view_for(self, state: State, viewer: Viewer) -> JSON:
         return view_for(state, viewer)
