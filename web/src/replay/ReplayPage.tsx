@@ -116,6 +116,12 @@ export function ReplayPage({ gameId, get = apiGet }: { gameId: number; get?: Get
   }, [clamped, over, version, positions]);
 
   useEffect(() => {
+    const onHash = () => setSeq(initialSeq());
+    window.addEventListener("hashchange", onHash);
+    return () => window.removeEventListener("hashchange", onHash);
+  }, []);
+
+  useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const target = e.target as HTMLElement | null;
       if (target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))) return;
@@ -214,8 +220,8 @@ export function ReplayPage({ gameId, get = apiGet }: { gameId: number; get?: Get
       </p>
       <VerdictBox verdict={verdict} error={verdictError} />
       <nav class="replay-controls" aria-label="Step through the game">
-        {button("First event", "⏮ First", 1, clamped <= 1, "first")}
-        {button("Previous event", "◀ Prev", clamped - 1, clamped <= 1, "prev")}
+        {button("First event", "« First", 1, clamped <= 1, "first")}
+        {button("Previous event", "‹ Prev", clamped - 1, clamped <= 1, "prev")}
         <label class="replay-slider">
           <span>
             Event <strong data-replay-seq={clamped}>{clamped}</strong> of {version}
@@ -229,8 +235,8 @@ export function ReplayPage({ gameId, get = apiGet }: { gameId: number; get?: Get
             onInput={(e) => go(Number((e.currentTarget as HTMLInputElement).value))}
           />
         </label>
-        {button("Next event", "Next ▶", clamped + 1, clamped >= version, "next")}
-        {button("Last event", "Last ⏭", version, clamped >= version, "last")}
+        {button("Next event", "Next ›", clamped + 1, clamped >= version, "next")}
+        {button("Last event", "Last »", version, clamped >= version, "last")}
       </nav>
       <p class="replay-event" aria-live="polite" data-replay-event={pos?.seq ?? ""} data-loaded={current ? "true" : "false"}>
         {pos ? `#${pos.seq}: ${ui.describeEvent({ seq: pos.seq, event: pos.event }, names)}` : "Loading…"}

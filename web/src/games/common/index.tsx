@@ -180,7 +180,7 @@ export function describeTableEvent(event: FeedEvent["event"], names?: readonly s
     case "TableOpened":
       return "The table opened.";
     case "DeadlineSet":
-      return `The ${e.step} step is due ${when(e.due_at)}.`;
+      return e.due_at ? `The ${e.step} step is due ${when(e.due_at)}.` : `The ${e.step} step has no deadline.`;
     case "DeadlineMissed":
       return `The ${e.step} step's deadline passed with ${list((e.seats ?? []).map(who)) || "nobody"} still to play.`;
     case "DeadlineExtended":

@@ -30,7 +30,7 @@ function Coin({ kind, heads = true, label, attrs }: { kind: string; heads?: bool
         <circle cx="18" cy="18" r={r} class="coin-face" />
         <circle cx="18" cy="18" r={r - 3} class="coin-rim" />
         <text x="18" y="22" text-anchor="middle" class="coin-text">
-          {heads ? LETTER[kind] : "T"}
+          {LETTER[kind]}
         </text>
       </svg>
     </span>
