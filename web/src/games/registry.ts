@@ -31,7 +31,8 @@ export interface GameUi {
   /** Draws the table (SVG or HTML+CSS; text always as text, never as markup). */
   Table: (p: TableProps) => JSX.Element;
   /** One event in words, for the event log ("alice played the Cat"). */
-  describeEvent: (event: FeedEvent) => string;
+  /** One event in words (for the event log and the replay). `names`: each seat's name by seat (seatNames(game)). */
+  describeEvent: (event: FeedEvent, names?: readonly string[]) => string;
 }
 
 export const GAMES: Record<string, GameUi> = {
