@@ -128,14 +128,16 @@ def play_game(base: str, ruleset: str, shots: list[Path], results: dict[str, Any
             raise AssertionError(f"{ruleset}: game {game_id} not over after {GAME_SECONDS}s ({moves} moves)")
         wait_text(al.page, ".table-head .notice", "The game is over")
         shots.extend(shoot(al.page, f"{ruleset}-table-over"))
-        # the replay page: step through it
+        # the replay page: step through it (event by event, then to the end)
         al.page.goto(f"{base}/play/games/{game_id}/replay")
-        al.page.wait_for_selector("main h1", timeout=20_000)
-        steps = 0
-        step_button = al.page.get_by_role("button", name="Next", exact=False)
-        while steps < 400 and step_button.count() and step_button.first.is_enabled():
-            step_button.first.click()
-            steps += 1
+        next_button = al.page.get_by_role("button", name="Next event")
+        next_button.wait_for(timeout=20_000)
+        for _ in range(25):
+            if not next_button.is_enabled():
+                break
+            next_button.click()
+        al.page.get_by_role("button", name="Last event").click()
+        assert not next_button.is_enabled(), "the replay did not reach the game's last event"
         shots.extend(shoot(al.page, f"{ruleset}-replay"))
         for person in (al, bo):
             assert person.page.evaluate("() => window.__pwned") is None, "markup ran as code"

@@ -72,24 +72,17 @@ export function TablePage({ gameId }: { gameId: number }) {
     }, 120);
   }, [refresh]);
 
-  // the game resource first (an open game has no state to stream yet)
+  // the stream at once: its first message is the whole state (the game resource in it), so the table is drawn
+  // after one round trip; an open game's lobby is followed by polling its resource below
   useEffect(() => {
     setError(null);
-    api
-      .get<Game>(`games/${gameId}`)
-      .then(setGame)
-      .catch((e) => setError(errorText(e)));
-  }, [gameId]);
-
-  const started = game !== null && game.status !== "open";
-  useEffect(() => {
-    if (!started) return;
     const stream = new GameStream(gameId, {
       onState: (s) => {
         setState(s);
         setGame(s.game);
         // the log's recent past, read once (the stream brings everything after the snapshot)
         const after = Math.max(0, s.version - 60);
+        if (s.version === 0) return;
         api
           .get<Schemas["FeedOutput"]>(`games/${gameId}/events?after=${after}&limit=60`)
           .then((feed) =>
@@ -105,13 +98,16 @@ export function TablePage({ gameId }: { gameId: number }) {
         setEvents((old) => [...old, item].slice(-LOG_SIZE));
         scheduleRefresh();
       },
-      onStatus: setStatus,
+      onStatus: (next) => {
+        setStatus(next);
+        if (next.kind === "failed" && !stream.last) setError(next.why);
+      },
     });
     streamRef.current = stream;
     (window as unknown as { __gameStream?: GameStream }).__gameStream = stream;
     stream.start();
     return () => stream.stop();
-  }, [gameId, started, streamKey]);
+  }, [gameId, streamKey]);
 
   // an open game: follow the lobby by polling its resource (no stream before the start)
   useEffect(() => {
@@ -160,11 +156,10 @@ export function TablePage({ gameId }: { gameId: number }) {
   }, [events, gameId]);
 
   if (error) return <ErrorBox error={`This game could not be shown: ${error}`}><p><a href="/play/">Back to the lobby</a></p></ErrorBox>;
-  if (!game) return <Loading what="Loading the game" />;
+  if (!game || !state) return <Loading what="Loading the table" />;
   const me = auth.session();
   const ui = gameUi(game.ruleset);
   if (game.status === "open") return <OpenGame game={game} setGame={setGame} />;
-  if (!state) return <Loading what="Loading the table" />;
 
   const view = viewOf(state);
   const viewer = state.viewer;
