@@ -88,10 +88,12 @@ def test_a_stream_cut_mid_game_resumes_without_a_reload_or_a_missing_or_doubled_
         page.wait_for_selector("[data-version]", timeout=20_000)
         page.evaluate("() => { window.__sameDocument = 'yes'; }")
         resumed: list[str | None] = []
-        page.on(
-            "request",
-            lambda r: "/stream" in r.url and resumed.append(r.headers.get("last-event-id")),
-        )
+
+        def on_request(request: Any) -> None:
+            if "/stream" in request.url:
+                resumed.append(request.headers.get("last-event-id"))
+
+        page.on("request", on_request)
         sent: set[tuple[str, str]] = set()
         rounds = 0
         restarted = False
