@@ -160,7 +160,7 @@ function CreateGame() {
   return (
     <section class="create" aria-labelledby="create-h">
       <h2 id="create-h">Create a game</h2>
-      <form onSubmit={submit}>
+      <form onSubmit={submit} noValidate>
         <div class="field">
           <label for="create-ruleset">Game</label>
           <select id="create-ruleset" value={ruleset} onChange={(e) => setRuleset((e.currentTarget as HTMLSelectElement).value)}>
