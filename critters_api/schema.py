@@ -113,6 +113,7 @@ OPERATION_SCOPES: dict[str, tuple[str, ...]] = {
     "games_record_retrieve": ("audit",),
     "games_verify_retrieve": ("audit", "verify"),
     "games_states_retrieve": ("state_at",),
+    "games_chart_retrieve": ("audit",),
     "auth_tokens_create": ("login",),
     "me_webhooks_create": ("webhook_create", "webhooks"),
     "me_webhooks_update": ("webhook_create", "webhooks"),

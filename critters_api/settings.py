@@ -158,6 +158,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "var" / "static"
+# The browser client's bundle (built by scripts/web from web/, not committed), served as /static/web/.
+STATICFILES_DIRS = [("web", BASE_DIR / "web" / "dist")]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
 
-from critters_api import health
+from critters_api import health, play
 from critters_api.schema_view import SchemaView
 from games.api import audit_views, rules_pages
 
@@ -19,6 +19,10 @@ urlpatterns = [
     path("rules/<str:game>", rules_pages.rules_page, name="rules-page"),
     path(".well-known/goodcritters-record-key", audit_views.record_key, name="record-key"),
     path("api/v1/", include("notifications.urls")),
+    # the browser client (issue #22): one HTML shell for every /play/ address; it talks to /api/v1/ only
+    path("", play.root, name="root"),
+    path("play/", play.shell, name="play"),
+    path("play/<path:path>", play.shell, name="play-page"),
 ]
 
 handler400 = "critters_api.problems.handler400"

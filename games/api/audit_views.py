@@ -31,11 +31,13 @@ from games.rules.registry import RULESETS
 from players.models import Player
 
 from . import examples
-from .serializers import EventField, OptionsOutputField, RecordedCommandField, ViewField
-from .views import GAME_ID, GameView, may_know_of
+from .serializers import EventField, OptionsOutputField, QuerySerializer, RecordedCommandField, ViewField
+from .views import ETAG, GAME_ID, GameView, may_know_of
+from .views import _with_etag as with_etag
 
 logger = logging.getLogger(__name__)
 
+MAX_STATES = 100  # positions per page of `/states`
 SEQ = OpenApiParameter(
     "seq", OpenApiTypes.INT, OpenApiParameter.PATH, description="An event number (1 to the game's version)."
 )
@@ -202,6 +204,50 @@ class StateAtOutput(serializers.Serializer):
     state = ViewField(help_text="The ruleset's view at that point.")
 
 
+class StatesQuery(QuerySerializer):
+    after = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
+    limit = serializers.IntegerField(required=False, default=50, min_value=1, max_value=MAX_STATES)
+
+
+class StateItemOutput(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="The state is the one just after this event.")
+    event = EventField(help_text="Event `seq` as the viewer may see it.")
+    state = ViewField(help_text="The ruleset's view at that point.")
+
+
+class StatesOutput(serializers.Serializer):
+    game = serializers.IntegerField()
+    version = serializers.IntegerField(help_text="The game's current version (last seq).")
+    game_over = serializers.BooleanField()
+    full = serializers.BooleanField(help_text="True once the game is over: nothing is hidden.")
+    viewer = serializers.IntegerField(
+        allow_null=True, help_text="Whose view these are (null: full or spectator)."
+    )
+    states = StateItemOutput(
+        many=True, help_text="The positions after events `after + 1` to `after + limit`, in order, no gaps."
+    )
+    next_after = serializers.IntegerField(
+        allow_null=True, help_text="The `after` of the next page; null: this page reaches the last event."
+    )
+
+
+class ChartOutput(serializers.Serializer):
+    label = serializers.CharField(
+        allow_null=True,
+        help_text="What is plotted: `Stash value` (GoodCritters), `Loot value` (Loose Triggers), "
+        "`Points` (Were-cats).",
+    )
+    names = serializers.ListField(child=serializers.CharField(), help_text="Each seat's name, by seat.")
+    seqs = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="The event numbers sampled: after a command's batch where a value changed, and the last.",
+    )
+    series = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        help_text="One row per sampled event (same order as `seqs`): each seat's value then, by seat.",
+    )
+
+
 _HASH = "4f1c2a0d5e1b9c8a7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c"
 _PUBLIC = "7a1c0e5d9b3f2a8c6d4e1f0b9a8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c"
 RECORD_EXAMPLE = OpenApiExample(
@@ -315,6 +361,40 @@ STATE_AT_EXAMPLE = OpenApiExample(
         "state": examples.viewer_state_value(viewer=2)["state"],
     },
 )
+STATES_EXAMPLE = OpenApiExample(
+    "a page of positions of a seat's own view during the game",
+    response_only=True,
+    value={
+        "game": 12,
+        "version": 118,
+        "game_over": False,
+        "full": False,
+        "viewer": 2,
+        "states": [
+            {
+                "seq": 40,
+                "event": examples.feed_items(viewer=2, last=1)[0]["event"],
+                "state": examples.viewer_state_value(viewer=2)["state"],
+            }
+        ],
+        "next_after": 40,
+    },
+)
+CHART_EXAMPLE = OpenApiExample(
+    "a GoodCritters chart",
+    response_only=True,
+    value={
+        "label": "Stash value",
+        "names": ["Alice", "Bob", "Bot 2 (sensible)", "Bot 3 (random)"],
+        "seqs": [1, 9, 40, 118],
+        "series": [
+            [14000, 14000, 14000, 14000],
+            [21000, 14000, 17000, 14000],
+            [21000, 16000, 17000, 12000],
+            [30000, 16000, 25000, 12000],
+        ],
+    },
+)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -421,6 +501,56 @@ class StateAtView(GameView):
         return Response(export.state_at(game, seq, viewer))
 
 
+class StatesView(GameView):
+    access_checked_by_handler = True  # game_and_viewer
+    query_params_documented = True
+
+    @extend_schema(
+        operation_id="games_states_list",
+        summary="The game as it was after each of a run of events",
+        description="A page of positions for stepping through a game (the replay page's step-through): the "
+        "state just after each event from `after + 1` to `after + limit` (at most 100), with that event, "
+        "exactly as `GET /games/{id}/states/{seq}` gives each one: while the game runs only as you may see "
+        "it (your seat's view; a spectator's if you have no seat), everything once it is over (`full`). "
+        "Continue with `after=next_after` (null: the last event is in this page). A game not started has "
+        "no positions (an empty page).",
+        parameters=[GAME_ID, StatesQuery, ETAG],
+        responses={200: OpenApiResponse(StatesOutput, description="A page of positions.")},
+        examples=[STATES_EXAMPLE],
+        tags=["audit"],
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        query = StatesQuery(data=request.query_params)
+        if not query.is_valid():
+            raise Problem(400, "invalid_query", "Invalid query parameters.", errors=query.errors)
+        game, viewer = self.game_and_viewer(request, game_id)
+        q = query.validated_data
+        return with_etag(Response(export.states_after(game, q["after"], q["limit"], viewer)), game)
+
+
+class ChartView(GameView):
+    problem_statuses = {"GET": (409,)}
+    problem_examples = {409: ("game_not_over", "The game is running: its record is public once it is over.")}
+
+    @extend_schema(
+        operation_id="games_chart_retrieve",
+        summary="The chart of a finished game",
+        description="What the game's replay plots per seat over the game (GoodCritters: each Stash's value; "
+        "Loose Triggers: each Loot stack's value, cash plus relic sets; Were-cats: each seat's points), "
+        "computed from the record: one row of values per sampled event. 409 `game_not_over` while the game "
+        "runs (the values are secrets until the end). A ruleset that plots nothing has a null `label`.",
+        parameters=[GAME_ID],
+        responses={200: OpenApiResponse(ChartOutput, description="The chart's data.")},
+        examples=[CHART_EXAMPLE],
+        tags=["audit"],
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        game, _viewer = self.game_and_viewer(request, game_id)
+        record = export.game_record(game)
+        built = replay.chart_points(record) or {"label": None, "seqs": [], "series": []}
+        return Response({"names": replay.seat_names(record), **built})
+
+
 # --------------------------------------------------------------------------------------------------
 # the replay page (HTML, public once the game is over)
 # --------------------------------------------------------------------------------------------------
@@ -505,4 +635,4 @@ def record_key(request: HttpRequest) -> HttpResponse:
     return response
 
 
-__all__ = ["RecordView", "StateAtView", "VerifyView", "record_key", "replay_page"]
+__all__ = ["ChartView", "RecordView", "StateAtView", "StatesView", "VerifyView", "record_key", "replay_page"]

@@ -32,6 +32,8 @@ urlpatterns = [
     path("games/<int:game_id>/record", audit_views.RecordView.as_view(), name="game-record"),
     path("games/<int:game_id>/verify", audit_views.VerifyView.as_view(), name="game-verify"),
     path("games/<int:game_id>/states/<int:seq>", audit_views.StateAtView.as_view(), name="game-state-at"),
+    path("games/<int:game_id>/states", audit_views.StatesView.as_view(), name="game-states"),
+    path("games/<int:game_id>/chart", audit_views.ChartView.as_view(), name="game-chart"),
     *[
         path(f"games/<int:game_id>/commands/{name}", view.as_view(), name=f"game-command-{name}")
         for name, view in COMMAND_VIEWS

@@ -156,3 +156,40 @@ def state_at(game: Game, seq: int, viewer: Viewer) -> dict[str, Any]:
         "event": rs.redact_event(parsed[-1], viewer, terminal=over),
         "state": full_view(game, state) if over else rs.view_for(state, viewer),
     }
+
+
+def states_after(game: Game, after: int, limit: int, viewer: Viewer) -> dict[str, Any]:
+    """The states just after events ``after + 1`` to ``after + limit`` (each with its event), as
+    :func:`state_at` gives them one by one (the viewer's view while the game runs; everything once it is
+    over), folded once: a client steps through a game with a page of positions per request."""
+    over = game.status == GameStatus.OVER
+    started = game.status in (GameStatus.RUNNING, GameStatus.OVER)
+    last = min(game.version, after + limit) if started else after
+    rs = services.ruleset_for(game)
+    items: list[dict[str, Any]] = []
+    if last > after:
+        rows = list(
+            Event.objects.filter(game_id=game.pk, seq__lte=last).order_by("seq").values_list("seq", "data")
+        )
+        state = rs.fold([rs.event_from_json(data) for seq, data in rows if seq <= after])
+        for seq, data in rows:
+            if seq <= after:
+                continue
+            event = rs.event_from_json(data)
+            state = rs.evolve(state, event)
+            items.append(
+                {
+                    "seq": seq,
+                    "event": rs.redact_event(event, viewer, terminal=over),
+                    "state": full_view(game, state) if over else rs.view_for(state, viewer),
+                }
+            )
+    return {
+        "game": game.pk,
+        "version": game.version,
+        "game_over": over,
+        "full": over,
+        "viewer": None if over else viewer,
+        "states": items,
+        "next_after": last if started and last < game.version else None,
+    }

@@ -102,31 +102,19 @@ def default_sections(events: Sequence[Mapping[str, Any]], names: Sequence[str]) 
     return sections
 
 
+def seat_names(record: Mapping[str, Any]) -> list[str]:
+    """Each seat's name (its last holder's display name), by seat."""
+    by_seat = {s["seat"]: s.get("display_name") or s.get("player") or s["uid"] for s in record["seats"]}
+    return [str(by_seat.get(s, f"seat {s}")) for s in range(max(by_seat, default=-1) + 1)]
+
+
 def build(record: Mapping[str, Any]) -> dict[str, Any]:
     """``{"names", "sections": [{id, title, first_seq, last_seq, data, html}], "chart": {"label", "seqs",
     "series"} or None}`` from a record (any registered ruleset)."""
     rs = get_ruleset(record["game"]["ruleset"])
-    by_seat = {s["seat"]: s.get("display_name") or s.get("player") or s["uid"] for s in record["seats"]}
-    names = [str(by_seat.get(s, f"seat {s}")) for s in range(max(by_seat, default=-1) + 1)]
+    names = seat_names(record)
     events = record["events"]
-    plot = getattr(rs, "chart", None)
-    label: str | None = None
-    seqs: list[int] = []
-    series: list[list[int]] = []
-    if plot is not None:
-        state = rs.initial_state()
-        for position, event in enumerate(events):
-            state = rs.evolve(state, rs.event_from_json(event["data"]))
-            last = position == len(events) - 1
-            if not last and events[position + 1]["command"] is None:
-                continue  # inside a command's batch
-            point = plot(state)
-            if point is None:
-                continue
-            label, values = point[0], [int(v) for v in point[1]]
-            if not series or values != series[-1] or last:
-                seqs.append(event["seq"])
-                series.append(values)
+    plot = chart_points(record)
     hook = getattr(rs, "replay_sections", None)
     raw = hook(events, names) if hook is not None else default_sections(events, names)
     sections = []
@@ -146,8 +134,34 @@ def build(record: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "names": names,
         "sections": sections,
-        "chart": {"label": label, "seqs": seqs, "series": series} if series and label is not None else None,
+        "chart": plot,
     }
+
+
+def chart_points(record: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``{"label", "seqs", "series"}``: what the ruleset's ``chart`` hook plots per seat, sampled after each
+    command's batch where a value changed (and at the end); ``None`` for a ruleset without the hook."""
+    rs = get_ruleset(record["game"]["ruleset"])
+    events = record["events"]
+    plot = getattr(rs, "chart", None)
+    label: str | None = None
+    seqs: list[int] = []
+    series: list[list[int]] = []
+    if plot is not None:
+        state = rs.initial_state()
+        for position, event in enumerate(events):
+            state = rs.evolve(state, rs.event_from_json(event["data"]))
+            last = position == len(events) - 1
+            if not last and events[position + 1]["command"] is None:
+                continue  # inside a command's batch
+            point = plot(state)
+            if point is None:
+                continue
+            label, values = point[0], [int(v) for v in point[1]]
+            if not series or values != series[-1] or last:
+                seqs.append(event["seq"])
+                series.append(values)
+    return {"label": label, "seqs": seqs, "series": series} if series and label is not None else None
 
 
 def _nice_step(span: int, ticks: int = 6) -> int:

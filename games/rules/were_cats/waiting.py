@@ -55,14 +55,17 @@ def default_command(state: State, seat: int, reason: str) -> Command | None:
     w = waiting(state)
     if w is None or seat not in w.seats:
         return None
+    # A position inside one command (the step-through shows them, ruling 16) can have the turn with nothing
+    # left to take (the coin just placed emptied the supply, the step ends at the command's next event):
+    # nothing is due there.
     if state.phase == CHOOSE:
-        kind = next(k for k in KINDS if state.supply[INDEX[k]] >= 2)
-        return ChooseStartingCoins(seat=seat, kind=kind, reason=reason)
+        kind = next((k for k in KINDS if state.supply[INDEX[k]] >= 2), None)
+        return None if kind is None else ChooseStartingCoins(seat=seat, kind=kind, reason=reason)
     if state.phase == PLACE:
         return FinishPlacing(seat=seat, reason=reason)
     if state.phase == POPULATE:
-        kind = next(k for k in KINDS if state.supply[INDEX[k]] > 0)
-        return PopulateCity(seat=seat, kind=kind, reason=reason)
+        kind = next((k for k in KINDS if state.supply[INDEX[k]] > 0), None)
+        return None if kind is None else PopulateCity(seat=seat, kind=kind, reason=reason)
     return Pass(seat=seat, reason=reason)
 
 
