@@ -58,6 +58,21 @@ def finished_game(slug: str, seats: int, options: dict[str, Any]) -> tuple[Game,
     return play_to_end(game_id, {api.player.pk: api for api in apis}), apis[0]
 
 
+AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def serious_violations(page: Any) -> list[tuple[str, str]]:
+    """axe-core's serious or critical findings on the page (the raw event opened, so it is checked too)."""
+    page.locator(".replay-audit summary").click()
+    page.evaluate(AXE.read_text())
+    found = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    return [
+        (v["id"], str(v["nodes"][0]["target"]))
+        for v in found["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
 def at(seq: int) -> str:
     """The replay showing event ``seq`` with its position loaded."""
     return f"[data-replay-event='{seq}'][data-loaded='true']"
@@ -137,6 +152,7 @@ def test_the_replay_pages_step_through_a_game_of_each_ruleset(live_server: Any) 
                 page.wait_for_selector(at(version - 1))
                 page.keyboard.press("End")
                 page.wait_for_selector(at(version))
+                assert serious_violations(page) == [], slug
                 desktop = ARTIFACTS / f"replay-{slug}-desktop.png"
                 page.screenshot(path=str(desktop), full_page=True)
                 page.set_viewport_size({"width": 390, "height": 844})
