@@ -73,6 +73,13 @@ def serious_violations(page: Any) -> list[tuple[str, str]]:
     ]
 
 
+def watch(page: Any, errors: list[str], requested: list[str]) -> None:
+    """Collect the page's errors (a dialog would be markup run as script) and every URL it requested."""
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("request", lambda request: requested.append(request.url))
+    page.on("dialog", lambda dialog: errors.append(f"dialog: {dialog.message}"))
+
+
 def at(seq: int) -> str:
     """The replay showing event ``seq`` with its position loaded."""
     return f"[data-replay-event='{seq}'][data-loaded='true']"
@@ -109,9 +116,7 @@ def test_the_replay_pages_step_through_a_game_of_each_ruleset(live_server: Any) 
                 page = context.new_page()
                 errors: list[str] = []
                 requested: list[str] = []
-                page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
-                page.on("request", lambda r, requested=requested: requested.append(r.url))
-                page.on("dialog", lambda d, errors=errors: errors.append(f"dialog: {d.message}"))
+                watch(page, errors, requested)
                 page.goto(f"{live_server.url}/play/")
                 page.evaluate("s => localStorage.setItem('critters.auth', s)", stored)
                 page.goto(f"{live_server.url}/play/games/{game_id}/replay")
