@@ -149,7 +149,7 @@ function Control({ field, value, onChange, labels, idBase }: ControlProps) {
     case "subset": {
       const list = value as Scalar[];
       return (
-        <fieldset class="field">
+        <fieldset class="field" data-kind="subset" data-min={field.min} data-max={field.max}>
           <legend>
             {field.label} ({field.min === field.max ? field.min : `${field.min}–${field.max}`})
           </legend>
@@ -173,7 +173,7 @@ function Control({ field, value, onChange, labels, idBase }: ControlProps) {
     case "multiset": {
       const list = value as Scalar[];
       return (
-        <fieldset class="field">
+        <fieldset class="field" data-kind="multiset" data-min={field.min} data-max={field.max}>
           <legend>
             {field.label} ({field.min}–{field.max} in all)
           </legend>
@@ -234,7 +234,7 @@ function Control({ field, value, onChange, labels, idBase }: ControlProps) {
       );
     case "partition": {
       const parts = value as number[];
-      const partName = (p: number) => field.part_labels?.[p] ?? labels?.[`seat:${p}`] ?? `part ${p + 1}`;
+      const partName = (p: number) => labels?.[`seat:${p}`] ?? `part ${p + 1}`;
       return (
         <fieldset class="field">
           <legend>{field.label}: give each to one</legend>
@@ -294,7 +294,7 @@ function Control({ field, value, onChange, labels, idBase }: ControlProps) {
     case "counts": {
       const counts = value as Record<string, number>;
       return (
-        <fieldset class="field">
+        <fieldset class="field" data-kind="counts" data-min-weight={field.min_weight ?? undefined}>
           <legend>{field.label}</legend>
           {field.keys.map((key, i) => (
             <div class="row" key={key}>
@@ -320,7 +320,7 @@ function Control({ field, value, onChange, labels, idBase }: ControlProps) {
         <fieldset class="field">
           <legend>{field.label}</legend>
           {field.groups.map((group, g) => (
-            <fieldset key={g} class="group">
+            <fieldset key={g} class="group" data-kind="group" data-min={group.count} data-max={group.count}>
               <legend>
                 Choose {group.count} of group {g + 1}
               </legend>

@@ -5,20 +5,20 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks"
 
 import { auth } from "../api/auth";
 import { api, ApiError, errorText, idempotencyKey } from "../api/client";
-import { movesOf, type Move } from "../api/moves";
+import { actingOf, movesOf, type Move } from "../api/moves";
 import { COMMANDS, BOT_STRATEGIES } from "../api/spec.gen";
 import { GameStream, type FeedItem, type StreamStatus } from "../api/stream";
 import type { Game, Schemas, ViewerState } from "../api/types";
 import { Countdown, ErrorBox, Loading, Notice } from "../components/common";
 import { MoveForm, type Body, type Picked } from "../components/moveform";
-import { checkObject, prune, SchemaObject, words } from "../components/schemaform";
+import { words } from "../components/schemaform";
 import { gameUi } from "../games/registry";
 import { navigate } from "../router";
 import { markRead } from "./mygames";
 
 /** Commands the frame offers as its own controls (not in the moves list). */
 const TABLE_COMMANDS = new Set(["SendMessage", "VotePause", "Resign", "TakeBackSeat", "SetReady"]);
-const LOG_SIZE = 200;
+const LOG_SIZE = 1000;
 
 type ViewSeat = { seat: number; ready?: boolean; autopilot?: boolean; resigned?: boolean; player?: string };
 type TableView = { seats?: ViewSeat[]; paused_at?: string | null; pause_votes?: number[]; step?: string };
@@ -72,24 +72,17 @@ export function TablePage({ gameId }: { gameId: number }) {
     }, 120);
   }, [refresh]);
 
-  // the game resource first (an open game has no state to stream yet)
+  // the stream at once: its first message is the whole state (the game resource in it), so the table is drawn
+  // after one round trip; an open game's lobby is followed by polling its resource below
   useEffect(() => {
     setError(null);
-    api
-      .get<Game>(`games/${gameId}`)
-      .then(setGame)
-      .catch((e) => setError(errorText(e)));
-  }, [gameId]);
-
-  const started = game !== null && game.status !== "open";
-  useEffect(() => {
-    if (!started) return;
     const stream = new GameStream(gameId, {
       onState: (s) => {
         setState(s);
         setGame(s.game);
         // the log's recent past, read once (the stream brings everything after the snapshot)
         const after = Math.max(0, s.version - 60);
+        if (s.version === 0) return;
         api
           .get<Schemas["FeedOutput"]>(`games/${gameId}/events?after=${after}&limit=60`)
           .then((feed) =>
@@ -105,13 +98,16 @@ export function TablePage({ gameId }: { gameId: number }) {
         setEvents((old) => [...old, item].slice(-LOG_SIZE));
         scheduleRefresh();
       },
-      onStatus: setStatus,
+      onStatus: (next) => {
+        setStatus(next);
+        if (next.kind === "failed" && !stream.last) setError(next.why);
+      },
     });
     streamRef.current = stream;
     (window as unknown as { __gameStream?: GameStream }).__gameStream = stream;
     stream.start();
     return () => stream.stop();
-  }, [gameId, started, streamKey]);
+  }, [gameId, streamKey]);
 
   // an open game: follow the lobby by polling its resource (no stream before the start)
   useEffect(() => {
@@ -160,17 +156,18 @@ export function TablePage({ gameId }: { gameId: number }) {
   }, [events, gameId]);
 
   if (error) return <ErrorBox error={`This game could not be shown: ${error}`}><p><a href="/play/">Back to the lobby</a></p></ErrorBox>;
-  if (!game) return <Loading what="Loading the game" />;
+  if (!game || !state) return <Loading what="Loading the table" />;
   const me = auth.session();
   const ui = gameUi(game.ruleset);
   if (game.status === "open") return <OpenGame game={game} setGame={setGame} />;
-  if (!state) return <Loading what="Loading the table" />;
 
   const view = viewOf(state);
   const viewer = state.viewer;
   const legal = new Set<string>(state.legal_commands);
-  const paused = Boolean(view.paused_at);
+  const acting = actingOf(state);
+  const paused = acting?.paused ?? Boolean(view.paused_at);
   const waiting = state.waiting;
+  const dueAt = acting ? acting.due_at : waiting?.due_at;
   const options = game.options as unknown as { pause_by?: string };
   const isCreator = me?.username === game.creator;
   const mySeat = viewer === null ? undefined : view.seats?.find((s) => s.seat === viewer);
@@ -179,17 +176,17 @@ export function TablePage({ gameId }: { gameId: number }) {
   game.players.forEach((p) => (labels[`seat:${p.seat}`] = seatName(game, p.seat)));
 
   return (
-    <div class="table-page">
+    <div class="table-page" data-version={state.version} data-over={state.over ? "true" : "false"} data-step={acting?.step_no ?? ""}>
       <header class="table-head">
         <h1>
           {game.name || `Game ${game.id}`} <small>({ui.title})</small>
         </h1>
         <p class="status-line">
           <span>{state.over ? "Game over" : paused ? "Paused" : waiting ? `Step: ${words(waiting.step)}` : "Running"}</span>{" "}
-          {!state.over && <Countdown due={waiting?.due_at} paused={paused} />}{" "}
+          {!state.over && <Countdown due={dueAt} paused={paused} />}{" "}
           <StreamBadge status={status} />
         </p>
-        {waiting?.you && !paused && <Notice kind="warn">It is your move.</Notice>}
+        {(acting?.you ?? waiting?.you) && !paused && <Notice kind="warn">It is your move.</Notice>}
         {status.kind === "ended" && (
           <Notice kind="warn">
             {END_WORDS[status.end.reason] ?? "The live updates ended."}{" "}
@@ -253,11 +250,7 @@ export function TablePage({ gameId }: { gameId: number }) {
           {viewer === null && <p>You watch this game (no seat).</p>}
           {viewer !== null && !state.over && (
             <>
-              {moves !== null ? (
-                <MovesList moves={moves.filter((m) => !TABLE_COMMANDS.has(m.command))} labels={labels} busy={busy} picked={picked} onSend={(m, body) => command(m.path, body)} />
-              ) : (
-                <SchemaMoves legal={state.legal_commands.filter((c) => !TABLE_COMMANDS.has(c))} busy={busy} onSend={command} />
-              )}
+              <MovesList moves={moves.filter((m) => !TABLE_COMMANDS.has(m.command))} labels={labels} busy={busy} picked={picked} onSend={(m, body) => command(m.path, body)} />
               <div class="table-controls">
                 {legal.has("SetReady") && (
                   <button type="button" disabled={busy} onClick={() => simple("set-ready", { ready: !mySeat?.ready })}>
@@ -310,7 +303,7 @@ export function TablePage({ gameId }: { gameId: number }) {
         <section class="log" aria-labelledby="log-h">
           <h2 id="log-h">What happened</h2>
           <ol class="events">
-            {events.slice(-40).map((item) => (
+            {events.map((item) => (
               <li key={item.seq} data-seq={item.seq}>
                 {ui.describeEvent(item)}
               </li>
@@ -359,46 +352,6 @@ function MovesList({ moves, labels, busy, picked, onSend }: { moves: Move[]; lab
         </details>
       ))}
     </div>
-  );
-}
-
-/** Without `moves` from the server: a form per legal command from its body's schema in the spec. */
-function SchemaMoves({ legal, busy, onSend }: { legal: string[]; busy: boolean; onSend: (path: string, body: Body) => Promise<void> }) {
-  if (legal.length === 0) return <p>Nothing to do right now.</p>;
-  return (
-    <div class="moves">
-      {legal.map((c) => (COMMANDS[c] ? <SchemaCommand key={c} name={c} busy={busy} onSend={onSend} /> : null))}
-    </div>
-  );
-}
-
-function SchemaCommand({ name, busy, onSend }: { name: string; busy: boolean; onSend: (path: string, body: Body) => Promise<void> }) {
-  const spec = COMMANDS[name]!;
-  const schema = spec.schema.oneOf?.[0] ?? spec.schema;
-  const [value, setValue] = useState<Record<string, unknown>>({});
-  const [problem, setProblem] = useState<string | null>(null);
-  const errors = checkObject(schema, value);
-  return (
-    <form
-      class="move"
-      aria-label={words(name)}
-      onSubmit={async (e) => {
-        e.preventDefault();
-        if (Object.keys(errors).length) return setProblem(Object.values(errors).join(" "));
-        try {
-          await onSend(spec.path, prune(value));
-          setProblem(null);
-        } catch (err) {
-          setProblem(errorText(err));
-        }
-      }}
-    >
-      <SchemaObject schema={schema} value={value} errors={{}} onChange={setValue} />
-      <button type="submit" disabled={busy}>
-        {words(name.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase())}
-      </button>
-      {problem && <p class="error" role="alert">{problem}</p>}
-    </form>
   );
 }
 
