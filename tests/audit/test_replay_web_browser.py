@@ -167,6 +167,7 @@ def test_the_replay_pages_step_through_a_game_of_each_ruleset(live_server: Any) 
                 page.wait_for_selector(at(version))
                 assert serious_violations(page) == [], slug
                 desktop = ARTIFACTS / f"replay-{slug}-desktop.png"
+                page.evaluate("window.scrollTo(0, 0)")  # the sticky controls stay at the top of the shot
                 page.screenshot(path=str(desktop), full_page=True)
                 page.set_viewport_size({"width": 390, "height": 844})
                 page.goto(f"{live_server.url}/play/games/{game_id}/replay#{version // 2}")
