@@ -165,7 +165,7 @@ def states_after(game: Game, after: int, limit: int, viewer: Viewer) -> dict[str
     over = game.status == GameStatus.OVER
     started = game.status in (GameStatus.RUNNING, GameStatus.OVER)
     last = min(game.version, after + limit) if started else after
-    rs = services.ruleset_for(game)
+    rs = ruleset_for(game)
     items: list[dict[str, Any]] = []
     if last > after:
         rows = list(
