@@ -657,6 +657,13 @@ def send(mail_id: int) -> float | None:
             mail.save(update_fields=["status"])
             return None
         lease = timedelta(seconds=float(settings.MAIL_SEND_LEASE_SECONDS))
+        if mail.purpose != "verification" and _older_pending(mail).exists():
+            # a player's mails leave in the order they were written: this one follows the older one (its
+            # success enqueues the next; the sweeper only picks the oldest of each player)
+            if mail.queued_until is not None:
+                mail.queued_until = None
+                mail.save(update_fields=["queued_until"])
+            return None
         if mail.purpose != "verification":
             # the bound holds at the SMTP server too: mails that waited (an outage) leave one per interval
             gap = timedelta(seconds=float(settings.MAIL_MIN_INTERVAL_SECONDS))
@@ -681,7 +688,32 @@ def send(mail_id: int) -> float | None:
     OutgoingMail.objects.filter(pk=mail.pk, status=MailStatus.PENDING).update(
         status=MailStatus.SENT, sent_at=timezone.now(), queued_until=None, last_error=""
     )
+    if mail.purpose != "verification":
+        _enqueue_next(mail.player_id)
     return None
+
+
+NOTICE_PURPOSES = ("notice", "digest")
+
+
+def _older_pending(mail: OutgoingMail) -> Any:
+    return OutgoingMail.objects.filter(
+        player_id=mail.player_id, status=MailStatus.PENDING, purpose__in=NOTICE_PURPOSES
+    ).filter(Q(created_at__lt=mail.created_at) | Q(created_at=mail.created_at, pk__lt=mail.pk))
+
+
+def _enqueue_next(player_id: int) -> None:
+    """After a mail went: the player's next one, once the interval is over (the sweeper covers a lost one)."""
+    nxt = (
+        OutgoingMail.objects.filter(
+            player_id=player_id, status=MailStatus.PENDING, purpose__in=NOTICE_PURPOSES
+        )
+        .order_by("created_at", "pk")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if nxt is not None:
+        enqueue_send([nxt], countdown=float(settings.MAIL_MIN_INTERVAL_SECONDS) + 0.05)
 
 
 def _failed(mail_id: int, error: str) -> float | None:
@@ -714,10 +746,17 @@ def sweep(limit: int = 500) -> tuple[int, int]:
     whose claim lapsed, retries past the countdown horizon), and the flushes that are due (pacing, digests,
     held turns, notices whose flush task was lost). Returns (mails, flushes) enqueued."""
     now = timezone.now()
+    oldest = list(  # each player's mails leave in order: only the oldest of each is a candidate
+        OutgoingMail.objects.filter(status=MailStatus.PENDING, purpose__in=NOTICE_PURPOSES)
+        .order_by("player_id", "created_at", "pk")
+        .distinct("player_id")
+        .values_list("pk", flat=True)[:limit]
+    )
     with transaction.atomic():
         ids = list(
             OutgoingMail.objects.select_for_update(skip_locked=True)
             .filter(status=MailStatus.PENDING, next_attempt_at__lte=now)
+            .filter(Q(purpose="verification") | Q(pk__in=oldest))
             .filter(Q(queued_until__isnull=True) | Q(queued_until__lte=now))
             .order_by("next_attempt_at", "pk")
             .values_list("pk", flat=True)[:limit]
