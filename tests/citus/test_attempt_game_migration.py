@@ -10,7 +10,7 @@ from django.db.migrations.executor import MigrationExecutor
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BEFORE = [("notifications", "0003_delivery_queued_until")]
-AFTER = [("notifications", "0004_deliveryattempt_game")]
+AFTER = [("notifications", "0005_deliveryattempt_game")]
 
 
 def test_existing_attempts_get_their_deliverys_game() -> None:

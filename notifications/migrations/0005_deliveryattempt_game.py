@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("games", "0009_public_chain_seals"),
-        ("notifications", "0003_delivery_queued_until"),
+        ("notifications", "0004_mail_and_chat"),
     ]
 
     operations = [
