@@ -1,4 +1,4 @@
-"""``notifications/migrations/0004``: an attempt made before it gets its delivery's game (the key it is
+"""``notifications/migrations/0005``: an attempt made before it gets its delivery's game (the key it is
 distributed by on Citus), on a plain PostgreSQL."""
 
 from __future__ import annotations
