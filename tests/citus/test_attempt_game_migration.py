@@ -23,7 +23,7 @@ def test_existing_attempts_get_their_deliverys_game() -> None:
                 "email, is_staff, is_active, date_joined, display_name) "
                 "VALUES ('', false, 'mig', '', '', '', false, true, now(), '') RETURNING id"
             )
-            (player,) = c.fetchone()  # type: ignore[misc]
+            (player,) = c.fetchone()
             c.execute(
                 "INSERT INTO games_game (ruleset, name, status, creator_id, seat_count, options, "
                 "allow_spectators, fair, version, head_hash, public_head_hash, public_chain, revision, "
@@ -32,7 +32,7 @@ def test_existing_attempts_get_their_deliverys_game() -> None:
                 "now()) RETURNING id",
                 [player],
             )
-            (game,) = c.fetchone()  # type: ignore[misc]
+            (game,) = c.fetchone()
             c.execute(
                 "INSERT INTO notifications_webhookendpoint (player_id, url, description, events, secret, "
                 "enabled, consecutive_failures, last_failure, disabled_reason, created_at, updated_at) "
@@ -40,7 +40,7 @@ def test_existing_attempts_get_their_deliverys_game() -> None:
                 "RETURNING id",
                 [player],
             )
-            (endpoint,) = c.fetchone()  # type: ignore[misc]
+            (endpoint,) = c.fetchone()
             c.execute(
                 "INSERT INTO notifications_delivery (id, endpoint_id, game_id, seq, type, payload, status, "
                 "attempts, next_attempt_at, created_at) VALUES ('msg_1', %s, %s, 1, 'game.event', '{}', "
