@@ -21,10 +21,19 @@ DISTRIBUTED: dict[str, str] = {
     "games_seatoffer": "game_id",
     "notifications_delivery": "game_id",
     "notifications_deliveryattempt": "game_id",
+    "notifications_mailnotice": "game_id",
 }
 # Reference tables: read on every request (authentication, names) or in every command's transaction (the
 # webhook endpoints' EXISTS), written rarely; Citus keeps a copy on every node.
-REFERENCE: tuple[str, ...] = ("players_player", "players_apitoken", "notifications_webhookendpoint")
+# The mail settings and the composed mails are per player, written by the mail worker (not by a command's
+# transaction, which only reads the settings): reference tables too.
+REFERENCE: tuple[str, ...] = (
+    "players_player",
+    "players_apitoken",
+    "notifications_webhookendpoint",
+    "notifications_mailsettings",
+    "notifications_outgoingmail",
+)
 # Local to the coordinator: the sweeper's heartbeat, the admin's and framework's tables (off the hot paths).
 LOCAL: tuple[str, ...] = (
     "games_timerheartbeat",

@@ -36,6 +36,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from critters_api.citus import one_connection_per_node
 from critters_api.celery import app as celery_app
 from critters_api.db.base import prepared_cursor
 from games.models import Event, Game, GameStatus, Seat
@@ -107,6 +108,8 @@ def unsubscribe_url(player_id: int) -> str:
 
 
 def settings_for(player_id: int, *, lock: bool = False) -> MailSettings:
+    if lock:  # Citus: a locked player's notices (over every shard) are read before their settings are written
+        one_connection_per_node(connection)
     qs = MailSettings.objects.select_for_update() if lock else MailSettings.objects
     row = qs.filter(pk=player_id).first()
     if row is None:
@@ -372,6 +375,7 @@ def flush(player_id: int) -> int | None:
     it; returns its id (None: nothing sent now). Idempotent, safe from any worker at any time: the
     settings row's lock serializes it per player, and ``last_mail_at`` is the bound."""
     with transaction.atomic():
+        one_connection_per_node(connection)  # Citus: reads over every shard come before writes of this row
         ms = MailSettings.objects.select_for_update().filter(pk=player_id).first()
         if ms is None:
             return None
@@ -643,6 +647,7 @@ def send(mail_id: int) -> float | None:
         return None
     with transaction.atomic():
         # the player's settings row first, then the mail (the order every writer of both takes)
+        one_connection_per_node(connection)  # Citus: reference tables written after reads over every shard
         ms = MailSettings.objects.select_for_update().filter(pk=player_id).first()
         mail = (
             OutgoingMail.objects.select_for_update(skip_locked=True)
