@@ -36,8 +36,8 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from critters_api.citus import one_connection_per_node
 from critters_api.celery import app as celery_app
+from critters_api.citus import one_connection_per_node
 from critters_api.db.base import prepared_cursor
 from games.models import Event, Game, GameStatus, Seat
 
