@@ -478,7 +478,7 @@ class CpuMeter:
             try:
                 t = proc.cpu_times()
             except psutil.Error:
-                del self.procs[pid]
+                self.procs.pop(pid, None)  # the sampler thread and stop() may both find it gone
                 continue
             used = t.user + t.system
             if pid not in self.first:
