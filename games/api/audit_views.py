@@ -216,6 +216,10 @@ class StateItemOutput(serializers.Serializer):
 
 
 class StatesOutput(serializers.Serializer):
+    ruleset = serializers.ChoiceField(
+        choices=sorted(RULESETS),
+        help_text="The game's ruleset: the discriminator a typed client narrows each `event` and `state` by.",
+    )
     game = serializers.IntegerField()
     version = serializers.IntegerField(help_text="The game's current version (last seq).")
     game_over = serializers.BooleanField()

@@ -30,13 +30,18 @@ from .schema import REF, Builder
 SPLIT_BY_RULESET: dict[str, str] = {
     "FeedItemOutput": "FeedItem",
     "StateAtOutput": "StateAt",
+    "StatesOutput": "States",
     "GameOutput": "Game",
     "RecordOutput": "Record",
     "WebhookData": "WebhookData",
 }
 """Component → the base of its per-ruleset members' names (``{Name}{base}``)."""
 
-NESTED_NAMES: dict[str, str] = {"RecordGameOutput": "RecordGame", "RecordEventOutput": "RecordEvent"}
+NESTED_NAMES: dict[str, str] = {
+    "RecordGameOutput": "RecordGame",
+    "RecordEventOutput": "RecordEvent",
+    "StateItemOutput": "StateItem",
+}
 """Components met inside a split one that need a per-ruleset copy too (they carry an event, a command or
 options): the base of their copies' names."""
 
@@ -184,8 +189,8 @@ def split_by_ruleset(schemas: dict[str, Any]) -> None:
         schemas[name] = {
             **schemas[name],
             "deprecated": True,
-            "description": f"Deprecated: a record's is its game's `{{Name}}{base}` (in its member of "
-            "`RecordOutput`, by `ruleset`).\n\n" + schemas[name].get("description", ""),
+            "description": f"Deprecated: each game has its own copy, `{{Name}}{base}`, in its member of the "
+            "shape that carries it (told apart by `ruleset`).\n\n" + schemas[name].get("description", ""),
         }
     for name, note in DEPRECATED.items():
         schemas[name] = {

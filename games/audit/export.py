@@ -185,6 +185,7 @@ def states_after(game: Game, after: int, limit: int, viewer: Viewer) -> dict[str
                 }
             )
     return {
+        "ruleset": game.ruleset,
         "game": game.pk,
         "version": game.version,
         "game_over": over,

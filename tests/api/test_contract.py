@@ -105,6 +105,17 @@ def apart_by_value(components: dict[str, Any], members: list[dict[str, Any]]) ->
     return not any(re.search(p, v) for p in patterns for v in values)
 
 
+def enum_of(components: dict[str, Any], prop: dict[str, Any]) -> list[Any] | None:
+    """A property's enum, inline or behind the ``$ref`` (alone or in a one-item ``allOf``) that
+    drf-spectacular makes of an inline enum."""
+    if "allOf" in prop and len(prop["allOf"]) == 1:
+        prop = prop["allOf"][0]
+    if "$ref" in prop:
+        prop = components[prop["$ref"][len(REF) :]]
+    enum: list[Any] | None = prop.get("enum")
+    return enum
+
+
 def narrowing_problem(components: dict[str, Any], union: dict[str, Any]) -> str | None:
     """Why a client cannot narrow this ``oneOf``/``anyOf``, or None."""
     members = union.get("oneOf") or union.get("anyOf") or []
@@ -124,7 +135,7 @@ def narrowing_problem(components: dict[str, Any], union: dict[str, Any]) -> str 
         member = components[target[len(REF) :]]
         if name not in member.get("required", []):
             return f"{target}: `{name}` is not required"
-        if member.get("properties", {}).get(name, {}).get("enum") != [value]:
+        if enum_of(components, member.get("properties", {}).get(name, {})) != [value]:
             return f"{target}: `{name}` is not the single value {value!r}"
     return None
 
