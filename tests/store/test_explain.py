@@ -25,6 +25,9 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from critters_api.citus import DISTRIBUTED as CITUS_DISTRIBUTED
+from critters_api.citus import LOCAL as CITUS_LOCAL
+from critters_api.citus import REFERENCE as CITUS_REFERENCE
 from games import deadlines
 from games.models import Game, GameStatus
 from games.services import bots, lobby
@@ -33,16 +36,12 @@ from tests.outside.driver import kebab, next_command
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-# table -> its distribution column (docs/SCALING.md, "Distribution key of every table")
-DISTRIBUTED = {
-    "games_game": "id",
-    "games_seat": "game_id",
-    "games_event": "game_id",
-    "games_commandresult": "game_id",
-    "notifications_delivery": "game_id",
-}
-REFERENCE = {"players_player", "players_apitoken", "notifications_webhookendpoint"}
-LOCAL = {"games_timerheartbeat"}
+# table -> its distribution column (docs/SCALING.md, "Distribution key of every table"): the map the Citus
+# command distributes by (critters_api.citus), so a new table is placed once
+DISTRIBUTED = CITUS_DISTRIBUTED
+REFERENCE = set(CITUS_REFERENCE)
+# and the catalog that tells a Citus coordinator (read once per connection, critters_api.citus.is_citus)
+LOCAL = {*CITUS_LOCAL, "pg_extension"}
 SWEEP_INDEXES = {"game_running_deadline_at", "game_running_warn_at", "game_running_bots_due_at"}
 TRANSACTION_CONTROL = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET|SHOW)\b", re.I)
 
