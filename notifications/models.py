@@ -137,7 +137,10 @@ class DeliveryAttempt(models.Model):
     delivery = models.ForeignKey(Delivery, on_delete=models.CASCADE, related_name="attempt_log")
     # the delivery's game, copied: the table is distributed by game on Citus, co-located with its delivery
     # (docs/SCALING.md), so an attempt is written on the shard of its delivery and of the command's game
-    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, related_name="+")
+    # (no constraint in the database: its delivery's keeps the game, and checking one at the worker's commit
+    # would wait for the game row a command holds while that command waits for the endpoint the worker
+    # holds: a deadlock)
+    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, related_name="+", db_constraint=False)
     number = models.PositiveIntegerField()
     started_at = models.DateTimeField()
     duration_ms = models.PositiveIntegerField()

@@ -1,5 +1,8 @@
 # The attempt carries its delivery's game (docs/SCALING.md): on Citus the table is distributed by game,
-# co-located with its delivery. Added nullable, filled from the delivery, then made required.
+# co-located with its delivery. Added nullable, filled from the delivery, then made required. No foreign key
+# constraint in the database: the delivery's own keeps the game, and a constraint's check at the worker's
+# commit would take a key-share lock on the game row that a command holds while it waits for the endpoint
+# row the worker holds (a deadlock).
 
 import django.db.models.deletion
 from django.db import migrations, models
@@ -16,6 +19,7 @@ class Migration(migrations.Migration):
             model_name="deliveryattempt",
             name="game",
             field=models.ForeignKey(
+                db_constraint=False,
                 null=True,
                 on_delete=django.db.models.deletion.CASCADE,
                 related_name="+",
@@ -31,7 +35,10 @@ class Migration(migrations.Migration):
             model_name="deliveryattempt",
             name="game",
             field=models.ForeignKey(
-                on_delete=django.db.models.deletion.CASCADE, related_name="+", to="games.game"
+                db_constraint=False,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="+",
+                to="games.game",
             ),
         ),
     ]
