@@ -32,13 +32,14 @@ def _kind(kind: str) -> serializers.Field:
     about = f"Always `{kind}`: the variant's discriminator."
     schema = {"type": "string", "enum": [kind], "description": about}
     field_class = extend_schema_field(schema)(type(f"{kind.title()}KindField", (serializers.CharField,), {}))
-    return field_class()  # type: ignore[no-any-return]
+    return field_class()
 
 
 class _FieldBase(serializers.Serializer):
     name = serializers.CharField(help_text="The body field's name (the key to send).")
-    label = serializers.CharField(help_text="What the field is, in a few words for people.")
-    required = serializers.BooleanField(
+    # (a field's own keys: the serializer's metaclass takes them as declared fields, not as attributes)
+    label = serializers.CharField(help_text="What the field is, in a few words for people.")  # type: ignore[assignment]
+    required = serializers.BooleanField(  # type: ignore[assignment]
         help_text="Whether the command needs the field (false: it has a default). A client may always "
         "send it."
     )
@@ -168,7 +169,7 @@ class MoveOutput(serializers.Serializer):
 
     command = serializers.CharField(help_text="The command's type name.")
     path = serializers.CharField(help_text="POST /api/v1/games/{id}/commands/{path}.")
-    fields = MoveField
+    fields = MoveField  # type: ignore[assignment]  # a declared field (the metaclass takes it), not .fields
 
 
 class ActingSeatOutput(serializers.Serializer):

@@ -178,6 +178,9 @@ class GamePageOutput(serializers.Serializer):
 
 
 class WaitingOutput(serializers.Serializer):
+    """What the game waits on: a view of `acting` (its step, and the seats it marks `waited_on`). It waits on
+    nobody in a Loose Triggers Countdown, while anyone may `Aim` there: read `acting` for who may act."""
+
     step_no = serializers.IntegerField()
     step = serializers.CharField()
     seats = serializers.ListField(child=serializers.IntegerField(), help_text="Seats that still have to act.")

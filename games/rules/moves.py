@@ -17,6 +17,7 @@ Pure: no Django, no I/O (``games.rules`` is the rules engine).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, TypeAlias
@@ -205,6 +206,7 @@ class Move:
     fields: tuple[Field, ...] = ()
 
 
+@functools.cache
 def command_path(command: str) -> str:
     """The command's URL segment: ``POST /api/v1/games/{id}/commands/<path>`` (``DistributeLoot`` →
     ``distribute-loot``)."""
@@ -212,7 +214,12 @@ def command_path(command: str) -> str:
 
 
 def field_to_json(f: Field) -> JSON:
-    return {"name": f.name, "kind": f.KIND, "label": f.label, "required": f.required, **f.json()}
+    out = f.json()
+    out["name"] = f.name
+    out["kind"] = f.KIND
+    out["label"] = f.label
+    out["required"] = f.required
+    return out
 
 
 def move_to_json(m: Move) -> JSON:

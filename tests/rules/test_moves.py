@@ -54,7 +54,7 @@ def _start(slug: str, options: Mapping[str, Any], n: int, seed: int) -> tuple[An
 
 def _decide(rs: Any, state: Any, data: Mapping[str, Any], seat: int, now: datetime) -> tuple[list[Any], Any]:
     command = rs.command_from_json(data, seat)
-    return rs.step(state, command, Context(now=now))  # type: ignore[no-any-return]
+    return rs.step(state, command, Context(now=now))
 
 
 def _refused(rs: Any, state: Any, data: Mapping[str, Any], seat: int, now: datetime) -> bool:

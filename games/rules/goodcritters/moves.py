@@ -11,7 +11,15 @@ from typing import Final
 from games.rules.moves import Choice, Group, Groups, Integer, Move, Multiset, Partition, Subset
 
 from . import commands as cmd
-from .cards import ACTIONS, BUNDLE_VISIBILITIES, PAYOFF_CARDS_EACH, PAYOFF_SIDES, STARTING_VALUES, VALUES
+from .cards import (
+    ACTIONS,
+    BUNDLE_VISIBILITIES,
+    MAX_PLAYERS,
+    PAYOFF_CARDS_EACH,
+    PAYOFF_SIDES,
+    STARTING_VALUES,
+    VALUES,
+)
 from .decide import MAX_OPEN_TRADES
 from .state import State
 
@@ -41,8 +49,13 @@ def _bundles(
     return out
 
 
+_OTHERS: Final = {
+    (n, seat): tuple(s for s in range(n) if s != seat) for n in range(1, MAX_PLAYERS + 1) for seat in range(n)
+}
+
+
 def _others(state: State, seat: int) -> tuple[int, ...]:
-    return tuple(s for s in range(state.n) if s != seat)
+    return _OTHERS[state.n, seat]
 
 
 def _distribute(state: State, seat: int) -> list[Move]:  # R2.2: every face-up card to a seat, once
