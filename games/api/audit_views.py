@@ -221,7 +221,7 @@ class StatesOutput(serializers.Serializer):
 
 
 class ChartOutput(serializers.Serializer):
-    label = serializers.CharField(
+    label = serializers.CharField(  # type: ignore[assignment]  # the chart's label, not Field.label
         allow_null=True,
         help_text="What is plotted: `Stash value` (GoodCritters), `Loot value` (Loose Triggers), "
         "`Points` (Were-cats).",

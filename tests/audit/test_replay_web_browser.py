@@ -58,6 +58,37 @@ def finished_game(slug: str, seats: int, options: dict[str, Any]) -> tuple[Game,
     return play_to_end(game_id, {api.player.pk: api for api in apis}), apis[0]
 
 
+SHOWN = """seq => {
+  const event = document.querySelector(`[data-replay-event='${seq}'][data-loaded='true']`);
+  if (!event) return null;
+  const table = document.querySelector('.game-table');
+  const shown = document.querySelector('[data-replay-seq]');
+  const seq_shown = shown && shown.dataset.replaySeq;
+  return {text: event.textContent, table: table ? table.innerHTML : '', seq: seq_shown};
+}"""
+"""The replay showing event ``seq`` (its position loaded): the words, the drawn table, the controls' seq."""
+AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def serious_violations(page: Any) -> list[tuple[str, str]]:
+    """axe-core's serious or critical findings on the page (the raw event opened, so it is checked too)."""
+    page.locator(".replay-audit summary").click()
+    page.evaluate(AXE.read_text())
+    found = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    return [
+        (v["id"], str(v["nodes"][0]["target"]))
+        for v in found["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+def watch(page: Any, errors: list[str], requested: list[str]) -> None:
+    """Collect the page's errors (a dialog would be markup run as script) and every URL it requested."""
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("request", lambda request: requested.append(request.url))
+    page.on("dialog", lambda dialog: errors.append(f"dialog: {dialog.message}"))
+
+
 def at(seq: int) -> str:
     """The replay showing event ``seq`` with its position loaded."""
     return f"[data-replay-event='{seq}'][data-loaded='true']"
@@ -71,7 +102,7 @@ def session(api: Api) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(1200)
 @pytest.mark.django_db(transaction=True)
 def test_the_replay_pages_step_through_a_game_of_each_ruleset(live_server: Any) -> None:
     if not (ROOT / "web" / "dist" / "app.js").exists():
@@ -94,9 +125,7 @@ def test_the_replay_pages_step_through_a_game_of_each_ruleset(live_server: Any) 
                 page = context.new_page()
                 errors: list[str] = []
                 requested: list[str] = []
-                page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
-                page.on("request", lambda r, requested=requested: requested.append(r.url))
-                page.on("dialog", lambda d, errors=errors: errors.append(f"dialog: {d.message}"))
+                watch(page, errors, requested)
                 page.goto(f"{live_server.url}/play/")
                 page.evaluate("s => localStorage.setItem('critters.auth', s)", stored)
                 page.goto(f"{live_server.url}/play/games/{game_id}/replay")
@@ -117,11 +146,10 @@ def test_the_replay_pages_step_through_a_game_of_each_ruleset(live_server: Any) 
                 for seq in range(1, version + 1):
                     if seq > 1:
                         page.keyboard.press("ArrowRight")
-                    page.wait_for_selector(at(seq), timeout=20_000)
-                    assert page.locator("[data-replay-seq]").get_attribute("data-replay-seq") == str(seq)
-                    drawn = page.locator(".game-table").inner_html()
-                    tables.append(hashlib.sha256(drawn.encode()).hexdigest())
-                    words.append(page.locator("[data-replay-event]").inner_text())
+                    shown = page.wait_for_function(SHOWN, arg=seq, timeout=20_000).json_value()
+                    assert shown["seq"] == str(seq)
+                    tables.append(hashlib.sha256(shown["table"].encode()).hexdigest())
+                    words.append(shown["text"])
                 stepping = time.monotonic() - started
                 # every event in words, none a bare type name
                 for seq, text in enumerate(words, start=1):
@@ -137,7 +165,9 @@ def test_the_replay_pages_step_through_a_game_of_each_ruleset(live_server: Any) 
                 page.wait_for_selector(at(version - 1))
                 page.keyboard.press("End")
                 page.wait_for_selector(at(version))
+                assert serious_violations(page) == [], slug
                 desktop = ARTIFACTS / f"replay-{slug}-desktop.png"
+                page.evaluate("window.scrollTo(0, 0)")  # the sticky controls stay at the top of the shot
                 page.screenshot(path=str(desktop), full_page=True)
                 page.set_viewport_size({"width": 390, "height": 844})
                 page.goto(f"{live_server.url}/play/games/{game_id}/replay#{version // 2}")

@@ -205,9 +205,11 @@ export function ReplayPage({ gameId, get = apiGet }: { gameId: number; get?: Get
       setRecordState(errorWords(e));
     }
   };
-  const button = (label: string, text: string, to: number, disabled: boolean, key: string): JSX.Element => (
-    <button type="button" aria-label={label} data-control={key} disabled={disabled} onClick={() => go(to)}>
+  const button = (arrow: string, text: string, to: number, disabled: boolean, key: string): JSX.Element => (
+    <button type="button" data-control={key} disabled={disabled} onClick={() => go(to)}>
+      {key === "first" || key === "prev" ? <span aria-hidden="true">{arrow} </span> : null}
       {text}
+      {key === "next" || key === "last" ? <span aria-hidden="true"> {arrow}</span> : null}
     </button>
   );
   return (
@@ -220,8 +222,8 @@ export function ReplayPage({ gameId, get = apiGet }: { gameId: number; get?: Get
       </p>
       <VerdictBox verdict={verdict} error={verdictError} />
       <nav class="replay-controls" aria-label="Step through the game">
-        {button("First event", "« First", 1, clamped <= 1, "first")}
-        {button("Previous event", "‹ Prev", clamped - 1, clamped <= 1, "prev")}
+        {button("«", "First", 1, clamped <= 1, "first")}
+        {button("‹", "Previous", clamped - 1, clamped <= 1, "prev")}
         <label class="replay-slider">
           <span>
             Event <strong data-replay-seq={clamped}>{clamped}</strong> of {version}
@@ -235,8 +237,8 @@ export function ReplayPage({ gameId, get = apiGet }: { gameId: number; get?: Get
             onInput={(e) => go(Number((e.currentTarget as HTMLInputElement).value))}
           />
         </label>
-        {button("Next event", "Next ›", clamped + 1, clamped >= version, "next")}
-        {button("Last event", "Last »", version, clamped >= version, "last")}
+        {button("›", "Next", clamped + 1, clamped >= version, "next")}
+        {button("»", "Last", version, clamped >= version, "last")}
       </nav>
       <p class="replay-event" aria-live="polite" data-replay-event={pos?.seq ?? ""} data-loaded={current ? "true" : "false"}>
         {pos ? `#${pos.seq}: ${ui.describeEvent({ seq: pos.seq, event: pos.event }, names)}` : "Loading…"}
@@ -262,7 +264,7 @@ export function ReplayPage({ gameId, get = apiGet }: { gameId: number; get?: Get
         <h2>For auditors</h2>
         <details>
           <summary>Raw event #{pos?.seq ?? clamped} (JSON)</summary>
-          <pre data-raw-event>{pos ? JSON.stringify(pos.event, null, 2) : ""}</pre>
+          <pre data-raw-event tabIndex={0}>{pos ? JSON.stringify(pos.event, null, 2) : ""}</pre>
         </details>
         <p>
           <button type="button" onClick={download} data-control="record">

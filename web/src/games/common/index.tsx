@@ -86,6 +86,14 @@ export function clickable(
   };
 }
 
+/** The accessible name of a drawn thing: its visible text first (WCAG 2.5.3, "label in name"), then what a
+ * click on it does or what it is (the label `clickable` gave). */
+export function named(visible: string, attrs: PickAttrs | undefined, fallback: string): string {
+  const given = attrs?.["aria-label"] as string | undefined;
+  if (!given) return fallback.startsWith(visible) ? fallback : `${visible}, ${fallback}`;
+  return given.startsWith(visible) ? given : `${visible}, ${given}`;
+}
+
 /** Joins the class names that are set. */
 export function cx(...names: Array<string | false | null | undefined>): string {
   return names.filter(Boolean).join(" ");
@@ -120,7 +128,7 @@ export function list(items: readonly string[]): string {
 
 export function Badge({ kind, children }: { kind: string; children: ComponentChildren }) {
   return (
-    <span class={`badge badge-${kind}`} data-badge={kind}>
+    <span class={`seat-badge seat-badge-${kind}`} data-badge={kind}>
       {children}
     </span>
   );

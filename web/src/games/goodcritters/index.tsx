@@ -5,7 +5,7 @@ import type { JSX } from "preact";
 
 import type { FeedEvent, Schemas } from "../../api/types";
 import type { GameUi, TableProps } from "../registry";
-import { Badge, CardBack, Pile, type PickAttrs, clickable, cx, fromViewer, money, movesOf, plural, seatNames } from "../common";
+import { Badge, CardBack, Pile, type PickAttrs, clickable, named, cx, fromViewer, money, movesOf, plural, seatNames } from "../common";
 import { ACTIONS, ACTION_WORDS, STEP_WORDS } from "./cards";
 import { describeGoodCritters } from "./events";
 
@@ -14,7 +14,8 @@ type CardView = Schemas["GoodCrittersCardView"];
 type SeatView = Schemas["GoodCrittersSeatView"];
 
 function LootCard({ card, attrs }: { card: CardView; attrs?: PickAttrs }) {
-  const label = `${money(card.value)} Loot card${card.type ? ` (${card.type})` : ""}`;
+  const visible = `${money(card.value)}${card.type ? ` ${card.type}` : ""}`;
+  const label = `${visible} Loot card`;
   return (
     <span
       {...attrs}
@@ -23,13 +24,14 @@ function LootCard({ card, attrs }: { card: CardView; attrs?: PickAttrs }) {
       data-value={card.value}
       data-face="up"
       role={(attrs?.role as JSX.AriaRole | undefined) ?? "img"}
-      aria-label={(attrs?.["aria-label"] as string | undefined) ?? label}
+      aria-label={named(visible, attrs, label)}
     >
       <span class="card-value" aria-hidden="true">
         {money(card.value)}
       </span>
       {card.type ? (
         <span class="card-type" aria-hidden="true">
+          {" "}
           {card.type}
         </span>
       ) : null}
@@ -177,7 +179,7 @@ export function GoodCrittersTable({ state, game, viewerSeat, replay, pick }: Tab
                 <li key={seat} data-share={seat}>
                   <span class="share-name">{names[seat] ?? `seat ${seat}`}</span>{" "}
                   <span class="cards">
-                    {share.length ? share.map((c) => <LootCard key={c.id} card={c} />) : <span class="none">nothing</span>}
+                    {share.length ? share.map((c) => <LootCard key={c.id} card={c} />) : <span class="t-none">nothing</span>}
                   </span>
                 </li>
               ))}
@@ -187,7 +189,7 @@ export function GoodCrittersTable({ state, game, viewerSeat, replay, pick }: Tab
           <div class="face-up" role="group" aria-label={`Face-up Loot: ${plural(view.table.length, "card")}`}>
             <h3>Face-up Loot</h3>
             <span class="cards" data-zone="table">
-              {view.table.length ? view.table.map((c) => <LootCard key={c.id} card={c} />) : <span class="none">none</span>}
+              {view.table.length ? view.table.map((c) => <LootCard key={c.id} card={c} />) : <span class="t-none">none</span>}
             </span>
           </div>
         )}
@@ -213,7 +215,7 @@ export function GoodCrittersTable({ state, game, viewerSeat, replay, pick }: Tab
           </p>
         ) : null}
       </div>
-      <ul class="seats" aria-label="Seats">
+      <ul class="table-seats" aria-label="Seats">
         {order.map((s) => {
           const seat = view.seats[s];
           return seat ? <Seat key={s} seat={seat} view={view} names={names} viewerSeat={viewerSeat} p={p} /> : null;

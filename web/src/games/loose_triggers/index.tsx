@@ -5,7 +5,7 @@ import type { JSX } from "preact";
 
 import type { FeedEvent, Schemas } from "../../api/types";
 import type { GameUi, TableProps } from "../registry";
-import { Badge, CardBack, Pile, type PickAttrs, type Pickable, clickable, cx, fromViewer, money, movesOf, nameOf, plural, seatNames } from "../common";
+import { Badge, CardBack, Pile, type PickAttrs, type Pickable, clickable, named, cx, fromViewer, money, movesOf, nameOf, plural, seatNames } from "../common";
 import { STEP_WORDS, actionKind } from "./cards";
 import { describeLooseTriggers } from "./events";
 
@@ -25,14 +25,14 @@ function LootCard({ loot, attrs, down }: { loot: Loot; attrs?: PickAttrs; down?:
       data-card={loot.card}
       data-face={down ? "down-seen" : "up"}
       role={(attrs?.role as JSX.AriaRole | undefined) ?? "img"}
-      aria-label={(attrs?.["aria-label"] as string | undefined) ?? `${lootLabel(loot)}${down ? " (face down)" : ""}`}
+      aria-label={named(`${lootLabel(loot)}${loot.kind === "relic" ? " relic" : ""}`, attrs, `${lootLabel(loot)}${down ? " (face down)" : ""}`)}
     >
       <span class="card-value" aria-hidden="true">
         {lootLabel(loot)}
       </span>
       {loot.kind === "relic" ? (
         <span class="card-type" aria-hidden="true">
-          relic
+          {" "}relic
         </span>
       ) : null}
     </span>
@@ -49,10 +49,10 @@ function ActionCard({ card, attrs, label }: { card: number; attrs?: PickAttrs; l
       data-action={kind}
       data-face="up"
       role={(attrs?.role as JSX.AriaRole | undefined) ?? "img"}
-      aria-label={(attrs?.["aria-label"] as string | undefined) ?? label ?? `${kind} ${card}`}
+      aria-label={named(`${kind} ${card}`, attrs, label ?? `${kind} ${card}`)}
     >
       <span aria-hidden="true">{kind}</span>
-      <small aria-hidden="true">{card}</small>
+      <small aria-hidden="true"> {card}</small>
     </span>
   );
 }
@@ -256,7 +256,7 @@ export function LooseTriggersTable({ state, game, viewerSeat, replay, pick }: Ta
                 );
               })
             ) : (
-              <span class="none">nothing displayed</span>
+              <span class="t-none">nothing displayed</span>
             )}
           </span>
         </div>
@@ -276,7 +276,7 @@ export function LooseTriggersTable({ state, game, viewerSeat, replay, pick }: Ta
           </p>
         ) : null}
       </div>
-      <ul class="seats" aria-label="Seats">
+      <ul class="table-seats" aria-label="Seats">
         {order.map((s) => {
           const seat = view.seats[s];
           return seat ? <Seat key={s} seat={seat} view={view} names={names} viewerSeat={viewerSeat} p={p} ready={!!readyBy.get(s) && !!view.play?.ready_flags} /> : null;

@@ -5,7 +5,7 @@ import type { JSX } from "preact";
 
 import type { FeedEvent, Schemas } from "../../api/types";
 import type { GameUi, TableProps } from "../registry";
-import { Badge, type PickAttrs, type Pickable, clickable, cx, fromViewer, movesOf, nameOf, seatNames } from "../common";
+import { Badge, type PickAttrs, type Pickable, clickable, named, cx, fromViewer, movesOf, nameOf, seatNames } from "../common";
 import { KINDS, coinWords, coinsWords, describeWereCats } from "./events";
 
 type View = Required<Schemas["WereCatsView"]>;
@@ -25,7 +25,7 @@ const PHASE_WORDS: Record<string, string> = {
 function Coin({ kind, heads = true, label, attrs }: { kind: string; heads?: boolean; label: string; attrs?: PickAttrs }) {
   const r = kind === "dime" ? 13 : kind === "quarter" ? 17 : 15;
   return (
-    <span {...attrs} class={cx("coin", `coin-${kind}`, !heads && "coin-tails")} data-coin={kind} data-heads={heads ? "true" : "false"} role={(attrs?.role as JSX.AriaRole | undefined) ?? "img"} aria-label={(attrs?.["aria-label"] as string | undefined) ?? label}>
+    <span {...attrs} class={cx("coin", `coin-${kind}`, !heads && "coin-tails")} data-coin={kind} data-heads={heads ? "true" : "false"} role={(attrs?.role as JSX.AriaRole | undefined) ?? "img"} aria-label={named(LETTER[kind] ?? kind, attrs, label)}>
       <svg viewBox="0 0 36 36" width="36" height="36" aria-hidden="true" focusable="false">
         <circle cx="18" cy="18" r={r} class="coin-face" />
         <circle cx="18" cy="18" r={r - 3} class="coin-rim" />
@@ -41,7 +41,7 @@ function CoinRow({ coins, zone, p, wants, owner }: { coins: Coins; zone: string;
   const total = coins.penny + coins.nickel + coins.dime;
   return (
     <span class="coins" role="group" data-zone={zone} data-count={total} aria-label={`${owner}: ${coinsWords(coins)}`}>
-      {total === 0 ? <span class="none">empty</span> : null}
+      {total === 0 ? <span class="t-none">empty</span> : null}
       {KINDS.flatMap((k) =>
         Array.from({ length: coins[k] }, (_, i) => (
           <Coin key={`${k}${i}`} kind={k} label={`${k} (${zone})`} attrs={p && wants && i === 0 ? clickable(p, wants, k, `${coinWords(coins[k], k)} in ${owner}`) : undefined} />
@@ -182,7 +182,7 @@ export function WereCatsTable({ state, game, viewerSeat, replay, pick }: TablePr
           </p>
         ) : null}
       </div>
-      <ul class="seats" aria-label="Players">
+      <ul class="table-seats" aria-label="Players">
         {order.map((s) => {
           const seat = view.seats[s];
           return seat ? <PlayerCard key={s} seat={seat} view={view} names={names} viewerSeat={viewerSeat} p={p} /> : null;
