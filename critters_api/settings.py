@@ -158,8 +158,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "var" / "static"
-# The browser client's bundle (built by scripts/web from web/, not committed), served as /static/web/.
-STATICFILES_DIRS = [("web", BASE_DIR / "web" / "dist")]
+# The browser client's bundle (built by scripts/web from web/, not committed), served as /static/web/
+# (left out until it is built, so that a checkout without Node.js runs the API without a warning).
+STATICFILES_DIRS = [("web", BASE_DIR / "web" / "dist")] if (BASE_DIR / "web" / "dist").is_dir() else []
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

@@ -130,13 +130,13 @@ def play_game(base: str, ruleset: str, shots: list[Path], results: dict[str, Any
         shots.extend(shoot(al.page, f"{ruleset}-table-over"))
         # the replay page: step through it (event by event, then to the end)
         al.page.goto(f"{base}/play/games/{game_id}/replay")
-        next_button = al.page.get_by_role("button", name="Next event")
+        next_button = al.page.locator("button[data-control=next]")
         next_button.wait_for(timeout=20_000)
         for _ in range(25):
             if not next_button.is_enabled():
                 break
             next_button.click()
-        al.page.get_by_role("button", name="Last event").click()
+        al.page.locator("button[data-control=last]").click()
         assert not next_button.is_enabled(), "the replay did not reach the game's last event"
         shots.extend(shoot(al.page, f"{ruleset}-replay"))
         for person in (al, bo):

@@ -248,6 +248,7 @@ export function TablePage({ gameId }: { gameId: number }) {
           <h2 id="moves-h">Your moves</h2>
           <ErrorBox error={actionError} />
           {viewer === null && <p>You watch this game (no seat).</p>}
+          {state.over && <p>The game is over: nothing more to play.</p>}
           {viewer !== null && !state.over && (
             <>
               <MovesList moves={moves.filter((m) => !TABLE_COMMANDS.has(m.command))} labels={labels} busy={busy} picked={picked} onSend={(m, body) => command(m.path, body)} />
