@@ -30,14 +30,12 @@ def cases() -> list[dict[str, Any]]:
             seed = game_seed(f"words-{slug}", game_no)
             record = simulated_record(players=players, options=options, seed=seed, salt=game_no, ruleset=slug)
             names = [f"<b>p{s}</b>" for s in range(players)]
-            for viewer in (0, None, "over"):
+            # seat 0 and a spectator while the game runs, then anyone once it is over
+            viewers: tuple[tuple[int | None, bool], ...] = ((0, False), (None, False), (None, True))
+            for viewer, over in viewers:
                 events = []
                 for e in record["events"]:
-                    parsed = rs.event_from_json(e["data"])
-                    if viewer == "over":
-                        shown = rs.redact_event(parsed, None, terminal=True)
-                    else:
-                        shown = rs.redact_event(parsed, viewer, terminal=False)
+                    shown = rs.redact_event(rs.event_from_json(e["data"]), viewer, terminal=over)
                     events.append({"seq": e["seq"], "event": shown})
                 out.append({"ruleset": slug, "names": names, "events": events})
     return out
