@@ -51,6 +51,7 @@ export function TablePage({ gameId }: { gameId: number }) {
   const [actionError, setActionError] = useState<string | null>(null);
   const [picked, setPicked] = useState<Picked | null>(null);
   const [streamKey, setStreamKey] = useState(0);
+  const [seatNotice, setSeatNotice] = useState<string | null>(null);
   const streamRef = useRef<GameStream | null>(null);
   const refreshTimer = useRef<number | null>(null);
 
@@ -101,6 +102,12 @@ export function TablePage({ gameId }: { gameId: number }) {
       onStatus: (next) => {
         setStatus(next);
         if (next.kind === "failed" && !stream.last) setError(next.why);
+        // the seat changed hands (or this player took one): the stream spoke for the old viewer and ended;
+        // say so, and follow the game afresh as whoever the player is now
+        if (next.kind === "ended" && next.end.reason === "viewer_changed") {
+          setSeatNotice(END_WORDS.viewer_changed ?? "Your seat changed.");
+          window.setTimeout(() => setStreamKey((k) => k + 1), 300);
+        }
       },
     });
     streamRef.current = stream;
@@ -159,7 +166,7 @@ export function TablePage({ gameId }: { gameId: number }) {
   if (!game || !state) return <Loading what="Loading the table" />;
   const me = auth.session();
   const ui = gameUi(game.ruleset);
-  if (game.status === "open") return <OpenGame game={game} setGame={setGame} />;
+  if (game.status === "open") return <OpenGame game={game} setGame={setGame} onSeat={() => setStreamKey((k) => k + 1)} />;
 
   const view = viewOf(state);
   const viewer = state.viewer;
@@ -200,6 +207,14 @@ export function TablePage({ gameId }: { gameId: number }) {
           </Notice>
         )}
         {status.kind === "failed" && <Notice kind="warn">{status.why}</Notice>}
+        {seatNotice && (
+          <Notice kind="warn">
+            {seatNotice} The page now shows the game as you may see it.{" "}
+            <button type="button" class="link" onClick={() => setSeatNotice(null)}>
+              Dismiss
+            </button>
+          </Notice>
+        )}
       </header>
 
       <div class="table-grid">
@@ -488,7 +503,7 @@ function HandOver({ game, view, onDone }: { game: Game; view: TableView; onDone:
 }
 
 /** A game still in its lobby: seats, join, leave, bots, start, cancel. */
-function OpenGame({ game, setGame }: { game: Game; setGame: (g: Game) => void }) {
+function OpenGame({ game, setGame, onSeat }: { game: Game; setGame: (g: Game) => void; onSeat: () => void }) {
   const me = auth.session();
   const [problem, setProblem] = useState<string | null>(null);
   const [strategy, setStrategy] = useState(BOT_STRATEGIES[0] ?? "sensible");
@@ -500,6 +515,7 @@ function OpenGame({ game, setGame }: { game: Game; setGame: (g: Game) => void })
       const next = await api.post<Game>(`games/${game.id}/${path}`, body);
       if (path === "cancel") return navigate("/play/");
       setGame(next);
+      if (path === "join" || path === "leave") onSeat(); // follow the game as the new viewer
     } catch (e) {
       setProblem(errorText(e));
     }
