@@ -3,7 +3,7 @@
 # PATH; scripts/docker-images builds a local one from Debian's packages, for machines that reach no registry
 # but Debian's and the package index.
 ARG BASE_IMAGE=python:3.11-slim
-FROM ${BASE_IMAGE:-python:3.11-slim}
+FROM ${BASE_IMAGE:-python:3.11-slim} AS app
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
@@ -30,8 +30,22 @@ COPY players ./players
 COPY notifications ./notifications
 COPY manage.py ./
 RUN pip install --no-deps . \
-    && useradd --system --uid 10001 critters \
-    && DJANGO_COLLECTSTATIC=1 SECRET_KEY=build-only python manage.py collectstatic --noinput
+    && useradd --system --uid 10001 critters
+
+# The browser client (/play/, web/README.md), built in a stage of its own with Debian's Node.js and npm (none
+# of it reaches the service image): the API types generated from this very code's spec, type-checked, bundled.
+FROM app AS web
+RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null \
+    && rm -rf /var/lib/apt/lists/*
+COPY web/package.json web/package-lock.json ./web/
+RUN cd web && npm ci --no-audit --no-fund
+COPY web ./web
+RUN mkdir -p var && SECRET_KEY=build-only python manage.py spectacular --format openapi-json --file var/web-schema.json \
+    && cd web && npm run --silent types >/dev/null && npm run --silent check && npm run --silent build
+
+FROM app
+COPY --from=web /app/web/dist ./web/dist
+RUN DJANGO_COLLECTSTATIC=1 SECRET_KEY=build-only python manage.py collectstatic --noinput
 
 USER critters
 EXPOSE 8000

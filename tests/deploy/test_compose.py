@@ -205,7 +205,7 @@ def test_images_are_the_public_ones_unless_named_and_scaled_web_replicas_get_por
     assert services["postgres"]["image"] == "${POSTGRES_IMAGE:-postgres:16}"
     assert services["redis"]["image"] == "${REDIS_IMAGE:-redis:7}"
     dockerfile = (ROOT / "Dockerfile").read_text()
-    assert "ARG BASE_IMAGE=python:3.11-slim\nFROM ${BASE_IMAGE:-python:3.11-slim}\n" in dockerfile
+    assert "ARG BASE_IMAGE=python:3.11-slim\nFROM ${BASE_IMAGE:-python:3.11-slim} AS app\n" in dockerfile
     for name in ("migrate", "web", "stream", "worker", "notifications", "beat"):
         assert "BASE_IMAGE" in services[name]["build"]["args"]  # passed only when set (list form)
     assert services["web"]["ports"] == ["${WEB_PORTS:-8000}:8000"]

@@ -31,6 +31,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import secrets
 import shutil
 import signal
@@ -364,6 +365,19 @@ class Player(threading.Thread):
         return sum(1 for p in self.progress if p > t)
 
 
+def browser_page_served(client: Client, game_id: int) -> None:
+    """The image carries the browser client (issue #22; the Dockerfile's ``web`` stage builds it): the table
+    page's shell names its bundle and stylesheet, and both are served."""
+    shell = client.call("GET", f"/play/games/{game_id}")
+    assert shell.status_code == 200, shell.text[:300]
+    assets = re.findall(r'(?:src|href)="(/static/web/[^"?]+)', shell.text)
+    assert sorted(a.rsplit(".", 1)[-1] for a in assets) == ["css", "js"], assets
+    for asset in assets:
+        r = client.call("GET", asset)
+        assert r.status_code == 200, asset
+        assert len(r.content) > 1000, asset
+
+
 def verify(client: Client, game_id: int) -> None:
     r = client.call("GET", f"/api/v1/games/{game_id}/verify")
     assert r.status_code == 200, r.text
@@ -461,6 +475,7 @@ def test_compose_up_plays_scales_and_recovers_from_killed_containers(stack: Stac
     verify(first.client, first.finished[0])
     version = first.client.call("GET", f"/api/v1/games/{first.finished[0]}").json()["version"]
     assert stream_replay(stack, token, first.finished[0]) == list(range(1, version + 1))
+    browser_page_served(first.client, first.finished[0])
     timings["first game"] = time.monotonic() - t
 
     # 3. two web and two worker replicas
