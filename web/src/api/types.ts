@@ -7,8 +7,19 @@ export type Schemas = components["schemas"];
 
 /** GET /games/{id}/state (and every command's 200): the viewer's state. */
 export type ViewerState = Schemas["ViewerStateOutput"];
-/** GET /games/{id}/states/{seq}: the state just after one event (replays). */
-export type StateAt = Schemas["StateAtOutput"];
+export type Ruleset = Schemas["RulesetEnum"];
+/** A game's events as the viewer may see them: its ruleset's `{Name}Event` union (by `type`). */
+export type EventOf<R extends Ruleset> = Extract<Schemas["FeedItemOutput"], { ruleset: R }>["event"];
+/**
+ * `T` (one game's member of a union by `ruleset`) with its `event` as that game's whole event union.
+ * openapi-typescript writes a property the spec gives as `allOf: [{$ref: <a union discriminated by type>}]`
+ * (how the spec attaches a description to a $ref) as `Omit<Union, "type">`: that drops `type`, which the server
+ * does send, and (Omit not being distributive) every key the event types do not share. The spec's schema is
+ * the game's `{Name}Event` itself, so this is the shape on the wire.
+ */
+export type WithEvent<T extends { ruleset: Ruleset }> = T extends unknown ? Omit<T, "event"> & { event: EventOf<T["ruleset"]> } : never;
+/** GET /games/{id}/states/{seq}: the state just after one event (replays), one member per game by `ruleset`. */
+export type StateAt = WithEvent<Schemas["StateAtOutput"]>;
 /** What a table draws: a live state or a replay's state at one seq (tell them apart with `isLive`). */
 export type GameState = ViewerState | StateAt;
 /** The game resource (players, seats, options, status). */
@@ -18,7 +29,6 @@ export type FeedEvent = Pick<Schemas["FeedItemOutput"], "seq" | "event">;
 export type GameEvent = Schemas["Event"];
 export type GameView = Schemas["GameView"];
 export type Problem = Schemas["Problem"];
-export type Ruleset = Schemas["RulesetEnum"];
 
 export function isLive(state: GameState): state is ViewerState {
   return "legal_commands" in state;

@@ -179,9 +179,7 @@ export function ReplayPage({ gameId, get = apiGet }: { gameId: number; get?: Get
   const current = positions.at(clamped);
   if (current) shown.current = current;
   const pos = shown.current;
-  const stateAt: StateAt | null = pos
-    ? { game: game.id, seq: pos.seq, version, game_over: true, full: true, viewer: null, event: pos.event, state: pos.state }
-    : null;
+  const stateAt: StateAt | null = pos ? { ...pos, game: game.id, version, game_over: true, full: true, viewer: null } : null;
   const go = (s: number) => setSeq(Math.min(Math.max(s, 1), version));
   const recent: Position[] = [];
   for (let s = Math.max(1, clamped - 6); s <= clamped; s++) {

@@ -3,12 +3,32 @@
 // 100 (GET /games/{id}/states?after=N&limit=100: each the state just after event N+k with that event) and, on
 // demand, the signed record (GET /games/{id}/record). The bearer token is the frame's (localStorage
 // "critters.auth", web/src/api/auth.ts); a page without one asks the reader to log in.
-import type { Game, Schemas } from "../api/types";
+import type { EventOf, Game, Ruleset, Schemas, StateAt } from "../api/types";
 
 export type Verdict = Schemas["VerdictOutput"];
 export type Chart = Schemas["ChartOutput"];
-export type StatesPage = Schemas["StatesOutput"];
-export type Position = Schemas["StateItemOutput"];
+/** A member of StatesOutput with each position's event its game's whole event union (see WithEvent in api/types). */
+type WithEvents<P> = P extends { ruleset: infer R extends Ruleset; states: (infer I)[] }
+  ? Omit<P, "states"> & { states: (Omit<I, "event"> & { event: EventOf<R> })[] }
+  : never;
+/** GET /games/{id}/states: one page of positions, one member per game by `ruleset`. */
+export type StatesPage = WithEvents<Schemas["StatesOutput"]>;
+/** One position: the state just after one event, with that event, as GET /states/{seq} would give it. */
+export type Position = StateAt;
+
+/** A page's positions, each tagged with the page's game (its `ruleset`, version, viewer). */
+function positionsOf(page: StatesPage): Position[] {
+  const { game, version, game_over, full, viewer } = page;
+  const head = { game, version, game_over, full, viewer };
+  switch (page.ruleset) {
+    case "goodcritters":
+      return page.states.map((s) => ({ ...head, ruleset: "goodcritters", ...s }));
+    case "loose_triggers":
+      return page.states.map((s) => ({ ...head, ruleset: "loose_triggers", ...s }));
+    case "were_cats":
+      return page.states.map((s) => ({ ...head, ruleset: "were_cats", ...s }));
+  }
+}
 
 export class ReplayError extends Error {
   constructor(
@@ -89,7 +109,7 @@ export class Positions {
     if (known) return known;
     const task = this.get<StatesPage>(`games/${this.gameId}/states?after=${after}&limit=${PAGE}`).then(
       (page) => {
-        for (const item of page.states) this.items.set(item.seq, item);
+        for (const item of positionsOf(page)) this.items.set(item.seq, item);
       },
       (error: unknown) => {
         this.pending.delete(after);

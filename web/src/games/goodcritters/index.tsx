@@ -9,9 +9,29 @@ import { Badge, CardBack, Pile, type PickAttrs, clickable, named, cx, fromViewer
 import { ACTIONS, ACTION_WORDS, STEP_WORDS } from "./cards";
 import { describeGoodCritters } from "./events";
 
-type View = Required<Schemas["GoodCrittersView"]>;
 type CardView = Schemas["GoodCrittersCardView"];
 type SeatView = Schemas["GoodCrittersSeatView"];
+type GcView = Schemas["GoodCrittersView"];
+/** A started game's view: the keys the spec leaves null only before the game starts are there. */
+type View = GcView & {
+  seats: SeatView[];
+  boss: number;
+  boss_rounds: number;
+  step: NonNullable<GcView["step"]>;
+  pile_size: number;
+  table: CardView[];
+  confiscated: CardView[];
+  payoffs: NonNullable<GcView["payoffs"]>;
+  trades: NonNullable<GcView["trades"]>;
+};
+
+/** The view of a started game, or null while it has not started (its table keys are null then). */
+function startedView(view: GcView): View | null {
+  const { seats, boss, boss_rounds, step, pile_size, table, confiscated, payoffs, trades } = view;
+  if (!view.started || seats === null || boss === null || boss_rounds === null || step === null || pile_size === null) return null;
+  if (table === null || confiscated === null || payoffs === null || trades === null) return null;
+  return { ...view, seats, boss, boss_rounds, step, pile_size, table, confiscated, payoffs, trades };
+}
 
 function LootCard({ card, attrs }: { card: CardView; attrs?: PickAttrs }) {
   const visible = `${money(card.value)}${card.type ? ` ${card.type}` : ""}`;
@@ -139,8 +159,9 @@ function Seat({ seat, view, names, viewerSeat, p }: {
 }
 
 export function GoodCrittersTable({ state, game, viewerSeat, replay, pick }: TableProps) {
-  const view = state.state as View;
-  if (view.ruleset !== "goodcritters" || !view.started) {
+  const shown = state.state;
+  const view = shown.ruleset === "goodcritters" ? startedView(shown) : null;
+  if (!view) {
     return (
       <section class="game-table" data-game="goodcritters" aria-label="GoodCritters table">
         <p>The game has not started.</p>

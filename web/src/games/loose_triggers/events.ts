@@ -6,10 +6,13 @@ import { actionWords, lootWords } from "./cards";
 
 type LtEvent = Schemas["LooseTriggersEvent"];
 
-const SOURCE_WORDS: Record<string, string> = {
-  loot_deck: "the Loot deck",
+type GrabbedFrom = NonNullable<Extract<LtEvent, { type: "CardGrabbed" }>["source"]>;
+
+/** Where a CardGrabbed event's card came from, as the spec's enum names the places (LT4.2). */
+const SOURCE_WORDS: Record<GrabbedFrom, string> = {
+  loot: "the Loot deck",
   display: "the display",
-  action_deck: "the Action deck",
+  action: "the Action deck",
   discard: "the discard pile",
 };
 
@@ -91,8 +94,8 @@ export function describeLooseTriggers(item: FeedEvent, names?: readonly string[]
     case "ActionDiscarded":
       return `${who(e.seat)} discarded ${actionWords(e.card)}.`;
     case "CardGrabbed": {
-      const from = SOURCE_WORDS[e.source ?? ""] ?? e.source ?? "somewhere";
-      const what = e.card === null ? "a card" : e.source === "loot_deck" || e.source === "display" ? lootWords(e.card) : actionWords(e.card);
+      const from = e.source === null ? "somewhere" : (SOURCE_WORDS[e.source] ?? e.source);
+      const what = e.card === null ? "a card" : e.source === "loot" || e.source === "display" ? lootWords(e.card) : actionWords(e.card);
       return `${who(e.seat)} grabbed ${what} from ${from}.`;
     }
     case "LootBurned":

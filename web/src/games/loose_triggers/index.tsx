@@ -9,8 +9,26 @@ import { Badge, CardBack, Pile, type PickAttrs, type Pickable, clickable, named,
 import { STEP_WORDS, actionKind } from "./cards";
 import { describeLooseTriggers } from "./events";
 
-type View = Required<Schemas["LooseTriggersView"]>;
 type SeatView = Schemas["LooseTriggersSeatView"];
+type LtView = Schemas["LooseTriggersView"];
+/** A started game's view: the keys the spec leaves null only before the game starts are there. */
+type View = LtView & {
+  seats: SeatView[];
+  display: NonNullable<LtView["display"]>;
+  loot_deck_size: number;
+  loot_discard_size: number;
+  action_deck_size: number;
+  action_discard: number[];
+  deaths: number[];
+};
+
+/** The view of a started game, or null while it has not started (its table keys are null then). */
+function startedView(view: LtView): View | null {
+  const { seats, display, loot_deck_size, loot_discard_size, action_deck_size, action_discard, deaths } = view;
+  if (!view.started || seats === null || display === null || action_discard === null || deaths === null) return null;
+  if (loot_deck_size === null || loot_discard_size === null || action_deck_size === null) return null;
+  return { ...view, seats, display, loot_deck_size, loot_discard_size, action_deck_size, action_discard, deaths };
+}
 type Loot = Schemas["LooseTriggersLootView"];
 
 function lootLabel(l: Loot): string {
@@ -131,9 +149,9 @@ function Seat({ seat, view, names, viewerSeat, p, ready }: {
           <span class="played">
             played <ActionCard card={seat.played} label={`${name} played ${actionKind(seat.played)} ${seat.played}`} />
           </span>
-        ) : seat.chosen !== null && seat.chosen !== undefined ? (
+        ) : seat.chosen_card !== null && seat.chosen_card !== undefined ? (
           <span class="played">
-            chose <ActionCard card={seat.chosen} label={`You chose ${actionKind(seat.chosen)} ${seat.chosen}`} />
+            chose <ActionCard card={seat.chosen_card} label={`You chose ${actionKind(seat.chosen_card)} ${seat.chosen_card}`} />
           </span>
         ) : seat.chose ? (
           <CardBack label={`${name} chose a card (face down)`} />
@@ -202,8 +220,9 @@ function Seat({ seat, view, names, viewerSeat, p, ready }: {
 }
 
 export function LooseTriggersTable({ state, game, viewerSeat, replay, pick }: TableProps) {
-  const view = state.state as View;
-  if (view.ruleset !== "loose_triggers" || !view.started) {
+  const shown = state.state;
+  const view = shown.ruleset === "loose_triggers" ? startedView(shown) : null;
+  if (!view) {
     return (
       <section class="game-table" data-game="loose_triggers" aria-label="Loose Triggers table">
         <p>The game has not started.</p>
