@@ -280,10 +280,33 @@ def document_player(schemas: dict[str, Any]) -> None:
             properties["players"] = {**properties["players"], "description": PLAYERS_IN_STATE}
 
 
+def plain_union_refs(schemas: dict[str, Any]) -> None:
+    """A property that is one discriminated union (``{"allOf": [{"$ref": union}], "description": ...}``, as
+    drf-spectacular writes a described reference) becomes the reference itself, its words moved to the
+    object's description: generators read ``allOf`` as inheritance and drop the union's discriminator
+    (openapi-typescript made a game's events ``Omit<Event, "type">`` there), while a plain ``$ref`` is the
+    union as declared."""
+    for schema in schemas.values():
+        for name, prop in schema.get("properties", {}).items():
+            parts = prop.get("allOf")
+            if not (isinstance(parts, list) and len(parts) == 1 and set(prop) <= {"allOf", "description"}):
+                continue
+            ref = parts[0].get("$ref", "")
+            target = schemas.get(ref[len(REF) :]) if ref.startswith(REF) else None
+            if target is None or "discriminator" not in target:
+                continue
+            schema["properties"][name] = {"$ref": ref}
+            if prop.get("description"):
+                schema["description"] = (
+                    f"{schema.get('description', '').strip()}\n\n`{name}`: {prop['description']}"
+                ).strip()
+
+
 def one_contract(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     """Post-processing hook (SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"]), after every other."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     split_by_ruleset(schemas)
+    plain_union_refs(schemas)
     type_grab_sources(schemas)
     document_player(schemas)
     clean_descriptions(result)

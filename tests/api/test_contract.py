@@ -353,3 +353,20 @@ def test_webhook_payloads_say_their_game(spec: Spec) -> None:
             assert (data["ruleset"], data["game_id"]) == (slug, bot_game_id)
             assert not spec.errors({"$ref": f"{REF}{name}WebhookData"}, data)
             assert not spec.errors({"$ref": f"{REF}WebhookData"}, data)
+
+
+def test_a_property_that_is_a_union_refers_to_it_plainly(spec: Spec) -> None:
+    """A property holding a discriminated union (a game's events, by ``type``) is its plain ``$ref``, not
+    ``allOf: [$ref]``, which generators read as inheritance and so drop the discriminator (openapi-typescript
+    made the replay's events ``Omit<Event, "type">``). A nullable one (a record event's ``command``) keeps
+    ``allOf``: OpenAPI 3.0 has no other way to say "this union or null"."""
+    components = spec.spec["components"]["schemas"]
+    wrapped = [
+        f"{name}.{prop_name}"
+        for name, schema in components.items()
+        for prop_name, prop in schema.get("properties", {}).items()
+        if len(prop.get("allOf", [])) == 1
+        and not prop.get("nullable")
+        and "discriminator" in components.get(prop["allOf"][0].get("$ref", "")[len(REF) :], {})
+    ]
+    assert not wrapped, wrapped

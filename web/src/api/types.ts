@@ -10,16 +10,8 @@ export type ViewerState = Schemas["ViewerStateOutput"];
 export type Ruleset = Schemas["RulesetEnum"];
 /** A game's events as the viewer may see them: its ruleset's `{Name}Event` union (by `type`). */
 export type EventOf<R extends Ruleset> = Extract<Schemas["FeedItemOutput"], { ruleset: R }>["event"];
-/**
- * `T` (one game's member of a union by `ruleset`) with its `event` as that game's whole event union.
- * openapi-typescript writes a property the spec gives as `allOf: [{$ref: <a union discriminated by type>}]`
- * (how the spec attaches a description to a $ref) as `Omit<Union, "type">`: that drops `type`, which the server
- * does send, and (Omit not being distributive) every key the event types do not share. The spec's schema is
- * the game's `{Name}Event` itself, so this is the shape on the wire.
- */
-export type WithEvent<T extends { ruleset: Ruleset }> = T extends unknown ? Omit<T, "event"> & { event: EventOf<T["ruleset"]> } : never;
 /** GET /games/{id}/states/{seq}: the state just after one event (replays), one member per game by `ruleset`. */
-export type StateAt = WithEvent<Schemas["StateAtOutput"]>;
+export type StateAt = Schemas["StateAtOutput"];
 /** What a table draws: a live state or a replay's state at one seq (tell them apart with `isLive`). */
 export type GameState = ViewerState | StateAt;
 /** The game resource (players, seats, options, status). */

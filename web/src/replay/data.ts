@@ -3,16 +3,11 @@
 // 100 (GET /games/{id}/states?after=N&limit=100: each the state just after event N+k with that event) and, on
 // demand, the signed record (GET /games/{id}/record). The bearer token is the frame's (localStorage
 // "critters.auth", web/src/api/auth.ts); a page without one asks the reader to log in.
-import type { EventOf, Game, Ruleset, Schemas, StateAt } from "../api/types";
+import type { Game, Schemas, StateAt } from "../api/types";
 
 export type Verdict = Schemas["VerdictOutput"];
 export type Chart = Schemas["ChartOutput"];
-/** A member of StatesOutput with each position's event its game's whole event union (see WithEvent in api/types). */
-type WithEvents<P> = P extends { ruleset: infer R extends Ruleset; states: (infer I)[] }
-  ? Omit<P, "states"> & { states: (Omit<I, "event"> & { event: EventOf<R> })[] }
-  : never;
-/** GET /games/{id}/states: one page of positions, one member per game by `ruleset`. */
-export type StatesPage = WithEvents<Schemas["StatesOutput"]>;
+export type StatesPage = Schemas["StatesOutput"];
 /** One position: the state just after one event, with that event, as GET /states/{seq} would give it. */
 export type Position = StateAt;
 
