@@ -369,6 +369,7 @@ STATES_EXAMPLE = OpenApiExample(
     "a page of positions of a seat's own view during the game",
     response_only=True,
     value={
+        "ruleset": "goodcritters",
         "game": 12,
         "version": 118,
         "game_over": False,
