@@ -15,7 +15,10 @@ pytestmark = pytest.mark.django_db
 
 def test_lt2_5_a_person_aims_during_a_bot_bagmans_deal() -> None:
     person = make_api(staff=True)  # an operator: the first Bagman is a bot's seat (setup ``bagman``)
-    body = {"ruleset": "loose_triggers", "seats": 4, "bots": ["sensible"] * 3, "setup": {"bagman": 3}}
+    # a fixed seed: with some deals a bot aims in the second window (legal, LT2.5 "unless they aim"), which
+    # the steps below do not expect; a random seed made this test fail about one run in three, on main too
+    setup = {"bagman": 3, "seed": "02" * 32}
+    body = {"ruleset": "loose_triggers", "seats": 4, "bots": ["sensible"] * 3, "setup": setup}
     r = person.post("/api/v1/games", body)
     assert r.status_code == 201, r.content
     t = Seated(r.json()["id"], [person])
