@@ -84,6 +84,9 @@ class KindsField(serializers.ListField):
     child = serializers.ChoiceField(choices=MailKind.choices)
 
     def to_internal_value(self, data: Any) -> list[str]:
+        # the spec's maxItems counts what is sent (before duplicates are merged): refuse a longer list
+        if isinstance(data, list) and self.max_length is not None and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
         return sorted(set(super().to_internal_value(data)))
 
 
@@ -346,13 +349,13 @@ class NotificationSettingsView(APIView):
 # --------------------------------------------------------------------------------------------------
 # the links in mails: no login, no side effect on GET
 # --------------------------------------------------------------------------------------------------
-def _page(title: str, body: str) -> HttpResponse:
+def _page(title: str, body: str, status: int = 200) -> HttpResponse:
     page = (
         f"<!doctype html><html><head><meta charset=utf-8><title>{html.escape(title)}</title></head>"
         f'<body style="font-family:sans-serif;max-width:40em;margin:2em auto"><h1>{html.escape(title)}</h1>'
         f"{body}</body></html>"
     )
-    response = HttpResponse(page, content_type="text/html; charset=utf-8")
+    response = HttpResponse(page, content_type="text/html; charset=utf-8", status=status)
     response["Cache-Control"] = "no-store"
     response["Referrer-Policy"] = "no-referrer"
     return response
@@ -361,6 +364,19 @@ def _page(title: str, body: str) -> HttpResponse:
 TOKEN_PARAM = OpenApiParameter(
     "token", OpenApiTypes.STR, OpenApiParameter.QUERY, required=True, description="The token from the link."
 )
+LINK_PAGES = {
+    (200, "text/html"): OpenApiResponse(OpenApiTypes.STR, description="An HTML page."),
+    (400, "text/html"): OpenApiResponse(
+        OpenApiTypes.STR, description="An HTML page saying the link is incomplete (no `token`)."
+    ),
+}
+
+
+def _incomplete_link(request: Request) -> HttpResponse | None:
+    """The page for a link that lost its token (cut by a mail client): a 400 that says so in words."""
+    if "token" in request.query_params:
+        return None
+    return _page("Incomplete link", "<p>This link is incomplete: open the whole link from the mail.</p>", 400)
 
 
 def _form(action: str, fields: dict[str, str], label: str) -> str:
@@ -389,10 +405,13 @@ class VerifyEmailView(APIView):
         "the address "
         "(a POST). A GET changes nothing (mail scanners follow links).",
         parameters=[TOKEN_PARAM],
-        responses={(200, "text/html"): OpenApiResponse(OpenApiTypes.STR, description="An HTML page.")},
+        responses=LINK_PAGES,
         tags=["notifications"],
     )
     def get(self, request: Request) -> HttpResponse:
+        incomplete = _incomplete_link(request)
+        if incomplete is not None:
+            return incomplete
         token = str(request.query_params.get("token", ""))[:200]
         return _page(
             "Confirm your address",
@@ -458,10 +477,13 @@ class UnsubscribeView(APIView):
         description="The `List-Unsubscribe` link opened in a browser: a page with a button (a POST). A GET "
         "changes nothing.",
         parameters=[TOKEN_PARAM],
-        responses={(200, "text/html"): OpenApiResponse(OpenApiTypes.STR, description="An HTML page.")},
+        responses=LINK_PAGES,
         tags=["notifications"],
     )
     def get(self, request: Request) -> HttpResponse:
+        incomplete = _incomplete_link(request)
+        if incomplete is not None:
+            return incomplete
         return _page(
             "Unsubscribe",
             "<p>Stop all notification mail to this address?</p>"

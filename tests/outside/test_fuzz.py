@@ -38,6 +38,10 @@ POSITIVE_ALSO: dict[str, list[str]] = {
     "me_webhooks_(create|update)": ["422"],
     "(players_sign_up|me_update|me_tokens_create)": ["422"],
     "auth_tokens_create": ["422"],
+    # a muted game that is not yours, a time zone the machine does not know (docs/NOTIFICATIONS.md)
+    "me_notifications_update": ["422"],
+    # a mailed link's token that is unknown, used or expired (400 `email_token_invalid`)
+    "email_(verify|unsubscribe)": ["400"],
 }
 DEFAULT_POSITIVE = ["2xx", "3xx", "401", "403", "404", "409", "429"]
 
