@@ -29,19 +29,27 @@ from django.http import HttpRequest, HttpResponse
 from critters_api import throttling
 from critters_api.problems import problem_http_response
 from critters_api.schema_view import _lock as generator_lock  # drf-spectacular's generator is not thread-safe
+from games.rules.registry import RULESETS
 
 from .contract import RULE_NUMBER, RULE_PAGES, rule_link
 
 RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
 
-GAMES: dict[str, tuple[str, tuple[Path, ...]]] = {
-    "goodcritters": ("GoodCritters", (RULES_DIR / "README.md", RULES_DIR / "table" / "README.md")),
-    "loose_triggers": (
-        "Loose Triggers, Smoking Barrels",
-        (RULES_DIR / "loose_triggers" / "README.md", RULES_DIR / "table" / "README.md"),
-    ),
-    "were_cats": ("Were-cats", (RULES_DIR / "were_cats" / "README.md", RULES_DIR / "table" / "README.md")),
-}
+
+def _notes(slug: str) -> tuple[Path, ...]:
+    """A game's notes: the README of its folder (``games/rules/<slug>/``; the engine's own README holds the
+    first game's rulings), then the table's, which rules for every game."""
+    own = RULES_DIR / slug / "README.md"
+    return (own if own.is_file() else RULES_DIR / "README.md", RULES_DIR / "table" / "README.md")
+
+
+def _title(slug: str) -> str:
+    """The game's name for people (the hosted game's ``name``), from the registry."""
+    game = getattr(RULESETS[slug], "game", None)
+    return str(getattr(game, "name", slug))
+
+
+GAMES: dict[str, tuple[str, tuple[Path, ...]]] = {slug: (_title(slug), _notes(slug)) for slug in RULESETS}
 """slug → (title, the notes its page is made of)."""
 
 PREFIX_OF = {slug: prefix for prefix, slug in RULE_PAGES.items()}
