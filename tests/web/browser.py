@@ -43,13 +43,21 @@ class Person:
     """One person in one browser context (own storage, so own login), on one page."""
 
     def __init__(
-        self, browser: Any, base: str, name: str, display: str | None = None, *, bypass_csp: bool = False
+        self,
+        browser: Any,
+        base: str,
+        name: str,
+        display: str | None = None,
+        *,
+        bypass_csp: bool = False,
+        timezone_id: str | None = None,
     ) -> None:
         self.base = base
         self.username = f"{name}{uuid.uuid4().hex[:6]}"
         self.display = display
         # bypass_csp: only for injecting axe-core (an inline script the page's CSP rightly refuses)
-        self.context = browser.new_context(viewport=DESKTOP, bypass_csp=bypass_csp)
+        # timezone_id: the browser's own time zone (what Intl reports), as a person's computer has one
+        self.context = browser.new_context(viewport=DESKTOP, bypass_csp=bypass_csp, timezone_id=timezone_id)
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))

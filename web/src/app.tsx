@@ -7,6 +7,7 @@ import { ErrorBox } from "./components/common";
 import { LoginPage, logOut, SignupPage } from "./pages/auth";
 import { LobbyPage } from "./pages/lobby";
 import { MyGamesPage } from "./pages/mygames";
+import { NotificationsPage } from "./pages/notifications";
 import { SettingsPage } from "./pages/settings";
 import { TablePage } from "./pages/table";
 import { ReplayPage } from "./replay/ReplayPage";
@@ -51,6 +52,8 @@ function Page({ route }: { route: Route }) {
       return <MyGamesPage />;
     case "settings":
       return <SettingsPage />;
+    case "notifications":
+      return <NotificationsPage />;
     case "table":
       return <TablePage key={route.gameId} gameId={route.gameId} />;
     case "replay":
@@ -68,7 +71,7 @@ export function App() {
     if (!session && !open) navigate(`/play/login?next=${encodeURIComponent(location.pathname)}`, true);
   }, [session, open]);
   useEffect(() => {
-    const titles: Record<string, string> = { lobby: "Lobby", me: "My games", login: "Log in", signup: "Sign up", settings: "Account", table: "Table", replay: "Replay", notfound: "Not found" };
+    const titles: Record<string, string> = { lobby: "Lobby", me: "My games", login: "Log in", signup: "Sign up", settings: "Account", notifications: "Notifications", table: "Table", replay: "Replay", notfound: "Not found" };
     document.title = `${titles[route.page] ?? "Play"} · GoodCritters`;
   }, [route.page]);
   return (
@@ -88,6 +91,9 @@ export function App() {
               </a>
               <a href="/play/me" aria-current={route.page === "me" ? "page" : undefined}>
                 My games
+              </a>
+              <a href="/play/notifications" aria-current={route.page === "notifications" ? "page" : undefined}>
+                Notifications
               </a>
               <a href="/play/settings" aria-current={route.page === "settings" ? "page" : undefined}>
                 {session.username}

@@ -7,6 +7,7 @@ export type Route =
   | { page: "signup"; next: string }
   | { page: "me" }
   | { page: "settings" }
+  | { page: "notifications" }
   | { page: "table"; gameId: number }
   | { page: "replay"; gameId: number }
   | { page: "notfound"; path: string };
@@ -19,6 +20,7 @@ export function parse(path: string, search = ""): Route {
   if (clean === "/play/signup") return { page: "signup", next };
   if (clean === "/play/me") return { page: "me" };
   if (clean === "/play/settings") return { page: "settings" };
+  if (clean === "/play/notifications" || clean === "/play/settings/notifications") return { page: "notifications" };
   let m = /^\/play\/games\/(\d+)$/.exec(clean);
   if (m) return { page: "table", gameId: Number(m[1]) };
   m = /^\/play\/games\/(\d+)\/replay$/.exec(clean);

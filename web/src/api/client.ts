@@ -19,20 +19,22 @@ export class ApiError extends Error {
   }
 }
 
-/** A problem in words: its detail, and each field's messages ("seats: Ensure this value ..."). */
-export function describeProblem(problem: Problem): string {
+/** A problem in words: its detail, and each field's messages ("seats: Ensure this value ..."). `labels` names
+ * a field the way the form shows it ("time_zone" -> "Time zone"); other fields are spelled out. */
+export function describeProblem(problem: Problem, labels: Record<string, string> = {}): string {
   const parts = [problem.detail || problem.title];
   if (problem.errors) {
     for (const [field, messages] of Object.entries(problem.errors)) {
-      const label = field === "non_field_errors" ? "" : `${field.replace(/_/g, " ")}: `;
+      const name = labels[field] ?? field.replace(/_/g, " ");
+      const label = field === "non_field_errors" ? "" : `${name}: `;
       parts.push(`${label}${messages.join(" ")}`);
     }
   }
   return parts.filter(Boolean).join(" — ");
 }
 
-export function errorText(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
+export function errorText(error: unknown, labels?: Record<string, string>): string {
+  if (error instanceof ApiError) return error.problem && labels ? describeProblem(error.problem, labels) : error.message;
   if (error instanceof Error) return error.message;
   return String(error);
 }
@@ -66,6 +68,8 @@ export interface RequestOptions {
   /** Send without the token (sign-up, log-in). */
   anonymous?: boolean;
   signal?: AbortSignal;
+  /** false: a 429 is reported at once (its words say when to try again) instead of waited out. */
+  retry?: boolean;
 }
 
 export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
@@ -100,7 +104,7 @@ export async function request<T>(method: string, path: string, options: RequestO
       return body;
     }
     const problem = await readProblem(response);
-    if (response.status === 429 && attempt < 2) {
+    if (response.status === 429 && attempt < 2 && options.retry !== false) {
       await sleep(retryAfter(response, problem) * 1000);
       continue;
     }
@@ -117,6 +121,8 @@ export const api = {
   get: <T>(path: string, options?: RequestOptions) => request<T>("GET", path, options),
   post: <T>(path: string, body: unknown = {}, options?: RequestOptions) =>
     request<T>("POST", path, { ...options, body }),
+  put: <T>(path: string, body: unknown, options?: RequestOptions) =>
+    request<T>("PUT", path, { ...options, body }),
   patch: <T>(path: string, body: unknown, options?: RequestOptions) =>
     request<T>("PATCH", path, { ...options, body }),
   delete: <T>(path: string, options?: RequestOptions) => request<T>("DELETE", path, options),

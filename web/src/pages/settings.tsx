@@ -49,6 +49,11 @@ export function SettingsPage() {
         <button type="submit">Save</button>
         {saved && <span role="status"> Saved.</span>}
       </form>
+      <h2>Notifications</h2>
+      <p>
+        <a href="/play/notifications">Mail and chat notifications</a>: your mail address, what you are told about and
+        how often, muted games.
+      </p>
       <h2>Logins and API tokens</h2>
       <ul>
         {(tokens ?? []).map((t) => (
