@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from urllib.parse import urlsplit
 
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-used-anywhere-else-0123456789")
 # One cache namespace per run, so throttling buckets never leak between runs or xdist workers.
@@ -19,8 +20,18 @@ os.environ.setdefault("MAX_OPEN_GAMES_PER_PLAYER", "0")
 os.environ.setdefault("MAX_RUNNING_GAMES_PER_PLAYER", "0")
 os.environ.setdefault("BOT_ONLY_GAMES_STAFF_ONLY", "false")
 
-from critters_api.settings import *  # noqa: F403
-from critters_api.settings import DATABASES, MIDDLEWARE
+# pytest-xdist (``scripts/test`` runs two workers): each worker its own Redis database (broker, cache, stream
+# hints), also in the environment so the servers and Celery workers a test starts use it. Applied once: a
+# process a worker starts inherits both variables and must not move again.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _WORKER.startswith("gw") and os.environ.get("TEST_REDIS_WORKER") != _WORKER:
+    _redis = urlsplit(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    _db = (int(_redis.path.strip("/") or 0) + int(_WORKER[2:])) % 16
+    os.environ["REDIS_URL"] = _redis._replace(path=f"/{_db}").geturl()
+    os.environ["TEST_REDIS_WORKER"] = _WORKER
+
+from critters_api.settings import *  # noqa: E402, F403
+from critters_api.settings import DATABASES, MIDDLEWARE  # noqa: E402
 
 # Django flushes the test database with TRUNCATE between transactional tests: allow exactly that
 # (UPDATE and DELETE stay refused; the trigger test switches this off to prove TRUNCATE is refused too).

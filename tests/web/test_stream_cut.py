@@ -112,7 +112,16 @@ def test_a_stream_cut_mid_game_resumes_without_a_reload_or_a_missing_or_doubled_
                 page.locator("[data-stream=live]").wait_for(timeout=30_000)
             if not acted:
                 time.sleep(0.2)
-        assert page.locator("[data-over=true]").count() == 1, "the game did not end in time"
+        if page.locator("[data-over=true]").count() == 0:
+            seen = bo.client.get(f"/games/{game_id}/state").json()
+            moves = [m["command"] for m in seen["moves"]]
+            raise AssertionError(
+                f"the game did not end in time ({rounds} rounds); the API player saw: acting "
+                f"{seen.get('acting')}, moves {moves}, play {seen['state'].get('play')}; the page showed "
+                f"(stream {page.get_attribute('[data-stream]', 'data-stream')}, "
+                f"{page.get_attribute('[data-stream]', 'title')}): "
+                f"{page.inner_text('.actions')[:800]!r}"
+            )
         assert restarted
         page.locator(".table-head .notice", has_text="The game is over").wait_for(timeout=20_000)
         shown = [
