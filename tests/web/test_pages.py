@@ -233,3 +233,27 @@ def test_the_pages_are_strict_small_quick_and_say_errors_in_words(web_server: As
         page.locator(".error-box").wait_for(timeout=10_000)
         assert "Wrong username or password" in page.locator(".error-box").inner_text()
         context.close()
+
+
+def test_a_drawing_bug_in_one_part_leaves_the_rest_of_the_table_usable(web_server: AsgiServer) -> None:
+    """One part of the table page that fails to draw (here every dollar amount, which GoodCritters' cards and
+    log print) is shown as an error in words and logged; the page does not go blank: the creator can still
+    pause and resume the game."""
+    base = web_server.base_url
+    with chromium() as browser:
+        al = Person(browser, base, "al")
+        al.sign_up()
+        page = al.page
+        game_id = al.create_game("goodcritters", "broken drawing", 4, 3, {})
+        page.add_init_script(
+            "(() => { const plain = Number.prototype.toLocaleString;"
+            " Number.prototype.toLocaleString = function (...a) {"
+            " if (a[0] === 'en-US') throw new Error('drawing bug'); return plain.apply(this, a); }; })()"
+        )
+        page.goto(f"{base}/play/games/{game_id}")
+        page.locator(".error-box", has_text="could not be drawn").first.wait_for(timeout=20_000)
+        assert any("drawing bug" in e for e in al.errors), al.errors  # logged, not swallowed
+        page.click("button:has-text('Pause the game')")
+        page.locator(".status-line", has_text="Paused").wait_for(timeout=15_000)
+        page.click("button:has-text('Resume the game')")
+        page.locator("button:has-text('Pause the game')").wait_for(timeout=15_000)

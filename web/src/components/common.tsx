@@ -1,4 +1,4 @@
-import type { ComponentChildren } from "preact";
+import { Component, type ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 
 /** The current time, ticking once a second (for countdowns). */
@@ -44,6 +44,34 @@ export function ErrorBox({ error, children }: { error: string | null | undefined
       {children}
     </div>
   );
+}
+
+/** One part of a page that may fail to draw (a game's table, the log in words): a bug there is shown in words
+ * and logged, and the rest of the page (the moves, pause, resign, messages) stays usable. */
+export class Guard extends Component<{ what: string; reset?: unknown; children?: ComponentChildren }, { failed: string | null }> {
+  override state = { failed: null as string | null };
+  /** A new ``reset`` (the next version of the game, another position of the replay) tries to draw again. */
+  override componentDidUpdate(previous: { reset?: unknown }): void {
+    if (previous.reset !== this.props.reset && this.state.failed !== null) this.setState({ failed: null });
+  }
+  static override getDerivedStateFromError(error: unknown) {
+    return { failed: error instanceof Error ? error.message : String(error) };
+  }
+  override componentDidCatch(error: unknown): void {
+    console.error(`could not draw ${this.props.what}:`, error);
+  }
+  render() {
+    if (this.state.failed !== null) {
+      return <ErrorBox error={`This part of the page (${this.props.what}) could not be drawn: ${this.state.failed}.`} />;
+    }
+    return this.props.children;
+  }
+}
+
+/** An event in words, drawn as a component of its own (not a call in the page's render): a bug in a game's
+ * words stays inside the nearest Guard. */
+export function EventWords<T>({ describe, item, names }: { describe: (item: T, names?: readonly string[]) => string; item: T; names?: readonly string[] }) {
+  return <>{describe(item, names)}</>;
 }
 
 export function Loading({ what = "Loading" }: { what?: string }) {

@@ -9,7 +9,7 @@ import { actingOf, movesOf, type Move } from "../api/moves";
 import { COMMANDS, BOT_STRATEGIES } from "../api/spec.gen";
 import { GameStream, type FeedItem, type StreamStatus } from "../api/stream";
 import type { Game, Schemas, ViewerState } from "../api/types";
-import { Countdown, ErrorBox, Loading, Notice } from "../components/common";
+import { Countdown, ErrorBox, EventWords, Guard, Loading, Notice } from "../components/common";
 import { MoveForm, type Body, type Picked } from "../components/moveform";
 import { words } from "../components/schemaform";
 import { gameUi } from "../games/registry";
@@ -250,13 +250,15 @@ export function TablePage({ gameId }: { gameId: number }) {
         </section>
 
         <section class="drawn" aria-label="The table">
-          <ui.Table
-            state={state}
-            game={game}
-            viewerSeat={viewer}
-            replay={false}
-            pick={(c, f, v) => setPicked((old) => ({ command: c, field: f, value: v, n: (old?.n ?? 0) + 1 }))}
-          />
+          <Guard what="the table" reset={state.version}>
+            <ui.Table
+              state={state}
+              game={game}
+              viewerSeat={viewer}
+              replay={false}
+              pick={(c, f, v) => setPicked((old) => ({ command: c, field: f, value: v, n: (old?.n ?? 0) + 1 }))}
+            />
+          </Guard>
         </section>
 
         <section class="actions" aria-labelledby="moves-h">
@@ -266,7 +268,9 @@ export function TablePage({ gameId }: { gameId: number }) {
           {state.over && <p>The game is over: nothing more to play.</p>}
           {viewer !== null && !state.over && (
             <>
-              <MovesList moves={moves.filter((m) => !TABLE_COMMANDS.has(m.command))} labels={labels} busy={busy} picked={picked} onSend={(m, body) => command(m.path, body)} />
+              <Guard what="your moves" reset={state.version}>
+                <MovesList moves={moves.filter((m) => !TABLE_COMMANDS.has(m.command))} labels={labels} busy={busy} picked={picked} onSend={(m, body) => command(m.path, body)} />
+              </Guard>
               <div class="table-controls">
                 {legal.has("SetReady") && (
                   <button type="button" disabled={busy} onClick={() => simple("set-ready", { ready: !mySeat?.ready })}>
@@ -318,13 +322,15 @@ export function TablePage({ gameId }: { gameId: number }) {
 
         <section class="log" aria-labelledby="log-h">
           <h2 id="log-h">What happened</h2>
-          <ol class="events">
-            {events.map((item) => (
-              <li key={item.seq} data-seq={item.seq}>
-                {ui.describeEvent(item)}
-              </li>
-            ))}
-          </ol>
+          <Guard what="the log" reset={state.version}>
+            <ol class="events">
+              {events.map((item) => (
+                <li key={item.seq} data-seq={item.seq}>
+                  <EventWords describe={ui.describeEvent} item={item} />
+                </li>
+              ))}
+            </ol>
+          </Guard>
         </section>
       </div>
     </div>

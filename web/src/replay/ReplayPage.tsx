@@ -6,6 +6,7 @@ import type { JSX } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 
 import type { Game, StateAt } from "../api/types";
+import { EventWords, Guard } from "../components/common";
 import { seatNames } from "../games/common";
 import { gameUi } from "../games/registry";
 import { ReplayChart } from "./Chart";
@@ -239,16 +240,28 @@ export function ReplayPage({ gameId, get = apiGet }: { gameId: number; get?: Get
         {button("»", "Last", version, clamped >= version, "last")}
       </nav>
       <p class="replay-event" aria-live="polite" data-replay-event={pos?.seq ?? ""} data-loaded={current ? "true" : "false"}>
-        {pos ? `#${pos.seq}: ${ui.describeEvent({ seq: pos.seq, event: pos.event }, names)}` : "Loading…"}
+        <Guard what="the event" reset={clamped}>
+          {pos ? (
+            <>
+              #{pos.seq}: <EventWords describe={ui.describeEvent} item={{ seq: pos.seq, event: pos.event }} names={names} />
+            </>
+          ) : (
+            "Loading…"
+          )}
+        </Guard>
       </p>
-      {stateAt ? <ui.Table state={stateAt} game={game} viewerSeat={null} replay={true} /> : <p>Loading the table…</p>}
+      <Guard what="the table" reset={clamped}>
+        {stateAt ? <ui.Table state={stateAt} game={game} viewerSeat={null} replay={true} /> : <p>Loading the table…</p>}
+      </Guard>
       <div class="replay-lower">
         <section class="replay-log" aria-label="What happened just before">
           <h2>Events</h2>
           <ol>
             {recent.map((p) => (
               <li key={p.seq} value={p.seq} class={p.seq === clamped ? "current" : ""} aria-current={p.seq === clamped ? "step" : undefined}>
-                {ui.describeEvent({ seq: p.seq, event: p.event }, names)}
+                <Guard what="the event">
+                  <EventWords describe={ui.describeEvent} item={{ seq: p.seq, event: p.event }} names={names} />
+                </Guard>
               </li>
             ))}
           </ol>
