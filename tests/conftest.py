@@ -23,6 +23,24 @@ pytest_plugins = ["tests.spec_recorder"]
 
 _names = itertools.count()
 
+# pytest-xdist (``scripts/test`` runs ``-n 2 --dist loadgroup``): the tests that drive real infrastructure
+# (browsers, servers, Celery workers, clusters, containers, faults) run one after another in one group, on one
+# worker, so two of them never race for the machine's two cores; the rest share the other worker.
+_HEAVY_DIRS = {"web", "citus", "deploy", "outside", "e2e"}
+_HEAVY_FIXTURES = {"celery_worker_process", "web_server", "live_server", "citus_cluster", "compose", "images"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = config.rootpath / "tests"
+    for item in items:
+        parts = item.path.relative_to(root).parts if item.path.is_relative_to(root) else ()
+        if (
+            item.get_closest_marker("slow") is not None
+            or (len(parts) > 1 and parts[0] in _HEAVY_DIRS)
+            or _HEAVY_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+        ):
+            item.add_marker(pytest.mark.xdist_group("heavy"))
+
 
 @pytest.fixture(autouse=True)
 def no_server_errors() -> Iterator[None]:
