@@ -21,14 +21,23 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from games.rules.bounds import check_new_game
-from games.rules.core import JSON, AuditSecrets, Context, InvalidOptions, Sample, Seat, Viewer, Waiting
+from games.rules.core import (
+    JSON,
+    AuditSecrets,
+    Context,
+    InvalidOptions,
+    Sample,
+    Seat,
+    Step,
+    Viewer,
+)
 from games.rules.moves import Choice, Move, Subset, Text
 
 from . import commands as cmd
 from . import events as ev
 from . import seating, serde
 from .errors import ERRORS, fail
-from .game import Game, Opening, SeatFacts, Step, StepClosing, StepOpening
+from .game import Game, Opening, SeatFacts, StepClosing, StepOpening
 from .options import DEFAULT_MAX_PAUSE as DEFAULT_MAX_PAUSE
 from .options import TABLE_KEYS, Options, Settings, parse_settings, settings_to_json
 from .state import TableState, setitem
@@ -239,29 +248,30 @@ class Table:
         # a game's own keys of ``deadlines`` (LT2.5's ``aim``: the game reads it itself) and the options a
         # game made now gets when its creator leaves them out (its rules' version, ruling 32); a start
         # command read back from a log gets none of them (absent there: the game's older rules)
-        self._own_deadlines: frozenset[str] = frozenset(getattr(game, "own_deadlines", ()))
-        self._new_game: dict[str, Any] = dict(getattr(game, "new_game_options", {}))
+        self._own_deadlines: frozenset[str] = frozenset(game.own_deadlines)
+        self._new_game: dict[str, Any] = dict(game.new_game_options)
         self._codec = serde.codec(self._parse_stored_options, self.options_to_json)
         # every option a client may send: the game's own (its options' JSON shape) and the table's
         self._option_keys = frozenset((*typing.get_type_hints(game.types.options), *TABLE_KEYS))
         self._initial = TableState(game=game.initial_state())
-        self._step = getattr(game, "step", None)  # decide + the state after, when the game offers it
+        self._step = game.step  # decide + the state after
         self._game_evolve = game.evolve
         self._last: tuple[Any, Step | None] = (None, None)
         # a game that writes the table's facts into its own events (game.WritesTableFacts: GoodCritters)
-        self._fact_types: frozenset[type[Any]] = frozenset(getattr(game, "fact_types", ()))
-        self._follows: frozenset[str] = frozenset(getattr(game, "follows", ()))
-        self._start_type: type[Any] | None = getattr(game, "start_type", None)
-        if hasattr(game, "rules_versions"):  # the game's own rules versions (GoodCritters', ruling 32)
-            self.rules_versions = tuple(game.rules_versions)
+        facts = game.facts
+        self._fact_types: frozenset[type[Any]] = frozenset() if facts is None else facts.fact_types
+        self._follows: frozenset[str] = frozenset() if facts is None else facts.follows
+        self._start_type: type[Any] | None = None if facts is None else facts.start_type
+        if game.rules_versions:  # the game's own rules versions (GoodCritters', ruling 32)
+            self.rules_versions = game.rules_versions
         # a game with its own rules versions that the table starts: the table's StartGame records its rules
-        self._own_rules = hasattr(game, "rules_versions") and self._start_type is None
-        self.sample: Sample | None = getattr(game, "sample", None)  # core.Sample: the spec's examples
-        for hook in ("spectator_data", "replay_sections"):  # core.AuditHooks of the game's own, on JSON
-            if hasattr(game, hook):
-                setattr(self, hook, getattr(game, hook))
-        if hasattr(game, "audit_secrets"):  # its check reads the game's own state
-            self.audit_secrets = lambda seed: _GameSecrets(game.audit_secrets(seed))
+        self._own_rules = bool(game.rules_versions) and self._start_type is None
+        self.sample: Sample | None = game.sample  # core.Sample: the spec's examples
+        # core.AuditHooks of the game's own (``None``: the audit's default)
+        self.spectator_data = game.spectator_data
+        self.replay_sections = game.replay_sections
+        secrets = game.audit_secrets
+        self.audit_secrets = None if secrets is None else lambda seed: _GameSecrets(secrets(seed))
 
     def _waiting(self, state: Any) -> Step | None:
         """``game.waiting(state)``, asked once per game state (the table asks it several times a command).
@@ -302,11 +312,11 @@ class Table:
                 table = {**raw, "deadlines": {k: v for k, v in deadlines.items() if k not in own}}
                 game_raw["deadlines"] = own
         settings = parse_settings(table, self.game.deadline_steps)
-        game = self.game.parse_options(game_raw)
+        game = self.game.options.parse(game_raw)
         return Options(settings=settings, game=game)
 
     def options_to_json(self, options: Any) -> JSON:
-        return _merged(self.game.options_to_json(options.game), settings_to_json(options.settings))
+        return _merged(self.game.options.to_json(options.game), settings_to_json(options.settings))
 
     def check_new_game(self, options: Any) -> None:
         """A new game's options keep the bounds a player would expect (``games.rules.bounds``, the spec's
@@ -335,7 +345,9 @@ class Table:
         return new
 
     def _fold_fact(self, state: TableState, event: Any) -> TableState:
-        fact = self.game.table_fact(event)  # type: ignore[attr-defined]
+        facts = self.game.facts
+        assert facts is not None
+        fact = facts.table_fact(event)
         return state if fact is None else _apply_fact(state, fact, self.game.deadline_steps)
 
     def fold(self, events: Iterable[Any], state: TableState | None = None) -> TableState:
@@ -362,8 +374,8 @@ class Table:
         return self.game.is_terminal(state.game)
 
     def rules_version(self, state: TableState) -> str:
-        own = getattr(self.game, "rules_version", None)
-        return RULES_VERSION if own is None else str(own(state.game))
+        own = self.game.rules_version(state.game)
+        return RULES_VERSION if own is None else own
 
     def scores(self, state: TableState) -> Sequence[int] | None:
         return self.game.scores(state.game) if self.game.is_terminal(state.game) else None
@@ -518,14 +530,23 @@ class Table:
             if not state.resigned[s] and (s in owing or (w.ready and not state.ready[s]))
         )
 
-    def waiting(self, state: TableState) -> Waiting | None:
+    def waiting(self, state: TableState) -> Step | None:
         if not state.opened or self.game.is_terminal(state.game):
             return None
         w = self._waiting(state.game)
         if w is None:
             return None
         due = pause_end(state) if state.paused_at is not None else _parse(state.due_at)
-        return Waiting(step_no=w.step_no, step=w.step, seats=frozenset(self._acting(state, w)), due_at=due)
+        return Step(
+            w.step_no,
+            w.step,
+            frozenset(self._acting(state, w)),
+            w.deadline,
+            w.seconds,
+            closes=w.closes,
+            ready=w.ready,
+            due_at=due,
+        )
 
     def warn_at(self, state: TableState) -> datetime | None:
         if state.due_at is None or state.paused_at is not None or state.warned == state.due_at:
@@ -589,9 +610,8 @@ class Table:
             return []
         wanted = set(names)
         out: list[Move] = []
-        game_moves = getattr(self.game, "moves", None)
-        if game_moves is not None and any(n in self._game_commands for n in names):
-            out.extend(m for m in game_moves(state.game, seat) if m.command in wanted)
+        if any(n in self._game_commands for n in names):
+            out.extend(m for m in self.game.moves(state.game, seat) if m.command in wanted)
         for name in names:
             if name in self._game_commands:
                 continue
@@ -713,11 +733,11 @@ class Table:
 
     def full_view(self, state: TableState) -> JSON:
         """The view with nothing hidden, for a past state of a finished game (the audit's step-through)."""
-        full = getattr(self.game, "full_view", None)
-        if full is None:
-            return self.view_for(state, None)
+        full = self.game.full_view(state.game)
         out = self.view_for(state, None)
-        out.update(full(state.game))
+        if full is None:
+            return out
+        out.update(full)
         return _fill(out, state, terminal=self.game.is_terminal(state.game)) if state.opened else out
 
     def redact_event(self, event: Any, viewer: Viewer, *, terminal: bool) -> JSON:
@@ -739,13 +759,13 @@ class Table:
     def event_to_json(self, event: Any) -> JSON:
         if type(event) in _HANDLERS:
             return self._codec.event_to_json(event)
-        return self.game.event_to_json(event)
+        return self.game.codec.event_to_json(event)
 
     def event_from_json(self, data: Mapping[str, Any]) -> Any:
         kind = data.get("type") if isinstance(data, Mapping) else None
         if kind in serde.EVENT_TYPES:
             return self._codec.event_from_json(data)
-        return self.game.event_from_json(data)
+        return self.game.codec.event_from_json(data)
 
     def command_to_json(self, command: Any) -> JSON:
         if type(command) in _TABLE_COMMANDS:
@@ -753,7 +773,7 @@ class Table:
             if isinstance(command, cmd.StartGame) and command.rules is None:
                 del out["rules"]  # a game without rules versions: its start as it was always written
             return out
-        return self.game.command_to_json(command)
+        return self.game.codec.command_to_json(command)
 
     def command_from_json(self, data: Mapping[str, Any], seat: Seat | None) -> Any:
         """Strict: a table command, or one of the game's player commands for a seat; ``invalid_command`` on
@@ -767,7 +787,7 @@ class Table:
             return self._codec.command_from_json(data, seat)
         if not isinstance(kind, str) or kind not in self._game_commands or type(seat) is not int:
             fail("invalid_command", f"malformed command: unknown command type {kind!r}")
-        command = self.game.command_from_json(data, seat)
+        command = self.game.codec.command_from_json(data, seat)
         if getattr(command, "reason", None) is not None:
             fail("invalid_command", "malformed command: a default's reason is the table's to give")
         return command
@@ -775,14 +795,16 @@ class Table:
     def _game_start_from_json(self, data: Mapping[str, Any], seat: Seat | None) -> Any:
         """The game's own start command, its table settings in full (a start stored with some of them left
         out, as they were once stored, starts the game with their defaults written out)."""
-        command = self.game.command_from_json(data, seat)
+        command = self.game.codec.command_from_json(data, seat)
         raw = data.get("options")
         table = {k: raw[k] for k in TABLE_KEYS if k in raw} if isinstance(raw, Mapping) else {}
         try:
             settings = parse_settings(table, self.game.deadline_steps)
         except InvalidOptions as exc:
             fail("invalid_command", f"malformed command: {exc}")
-        return self.game.with_settings(command, settings_to_json(settings))  # type: ignore[attr-defined]
+        facts = self.game.facts
+        assert facts is not None
+        return facts.with_settings(command, settings_to_json(settings))
 
     def start_command(
         self,
@@ -875,8 +897,7 @@ class Table:
         return _merged(game, table)
 
     def chart(self, state: TableState) -> Any:
-        chart = getattr(self.game, "chart", None)
-        return None if chart is None or not state.opened else chart(state.game)
+        return self.game.chart(state.game) if state.opened else None
 
 
 def _merged(game: Mapping[str, Any], table: Mapping[str, Any]) -> JSON:
@@ -993,14 +1014,7 @@ class _Run:
     def play(self, command: Any) -> None:
         """The game decides ``command`` (a player's, or one the table sends for a seat or a step)."""
         table = self.table
-        if table._step is not None:  # the game's decide has folded its events already: not twice
-            events, state = table._step(self.state.game, command, self.ctx)
-        else:
-            game = table.game
-            state = self.state.game
-            events = game.decide(state, command, self.ctx)
-            for event in events:
-                state = game.evolve(state, event)
+        events, state = table._step(self.state.game, command, self.ctx)  # folded by the game: not twice
         if table._fact_types:
             self._facts(events)
         else:
@@ -1010,15 +1024,17 @@ class _Run:
     def _facts(self, events: list[Any]) -> None:
         """The table's facts in the game's events: each step opened gets its deadline written in."""
         table = self.table
-        game: Any = table.game
+        game = table.game
+        facts = game.facts
+        assert facts is not None
         s = self.state
         for event in events:
             if type(event) in table._fact_types:
-                fact = game.table_fact(event)
+                fact = facts.table_fact(event)
                 if isinstance(fact, StepOpening):  # the table writes the deadline in
                     assert s.settings is not None
                     due = due_at(s, s.settings.deadline(fact.step), self.ctx.now)
-                    event = game.with_due_at(event, due)
+                    event = facts.with_due_at(event, due)
                     fact = StepOpening(step_no=fact.step_no, step=fact.step, due_at=due)
                 if fact is not None:
                     s = _apply_fact(s, fact, game.deadline_steps)
