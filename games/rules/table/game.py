@@ -117,18 +117,61 @@ class Game(abc.ABC, Generic[GameState]):
     default for every member a game may leave out. A game's members are its rules' own functions (its
     ``decide``, ``waiting``, ``views``...), declared here by name; the table asks nothing else of it."""
 
-    # --- what every game declares ---------------------------------------------------------------
-    slug: str
-    version: str  # changes whenever folding the same events could give another state
-    name: str  # for people: "Loose Triggers"
-    seats: tuple[int, int]  # (fewest, most) seats
-    deadline_steps: tuple[str, ...]  # the keys of the table option ``deadlines`` (each step's duration)
-    player_commands: tuple[type[Any], ...]  # what a seat may send (the table adds its own)
-    event_classes: tuple[type[Any], ...]
-    types: RulesetTypes  # the game's own JSON shapes (view, options, errors); the table adds its own
-    codec: GameCodec  # its events' and commands' JSON (``serde.CODEC``)
-    options: GameOptions  # its own options (``options.py``)
-    initial: GameState  # the state before the first event
+    # --- what every game declares (a plain class attribute each; a game without one cannot be made) -----
+    @property
+    @abc.abstractmethod
+    def slug(self) -> str:
+        """Its registry key."""
+
+    @property
+    @abc.abstractmethod
+    def version(self) -> str:
+        """Changes whenever folding the same events could give another state."""
+
+    @property
+    @abc.abstractmethod
+    def name(self) -> str:
+        """For people: "Loose Triggers"."""
+
+    @property
+    @abc.abstractmethod
+    def seats(self) -> tuple[int, int]:
+        """(fewest, most) seats."""
+
+    @property
+    @abc.abstractmethod
+    def deadline_steps(self) -> tuple[str, ...]:
+        """The keys of the table option ``deadlines`` (each step's duration)."""
+
+    @property
+    @abc.abstractmethod
+    def player_commands(self) -> tuple[type[Any], ...]:
+        """What a seat may send (the table adds its own)."""
+
+    @property
+    @abc.abstractmethod
+    def event_classes(self) -> tuple[type[Any], ...]:
+        """Its events."""
+
+    @property
+    @abc.abstractmethod
+    def types(self) -> RulesetTypes:
+        """Its own JSON shapes (view, options, errors); the table adds its own."""
+
+    @property
+    @abc.abstractmethod
+    def codec(self) -> GameCodec:
+        """Its events' and commands' JSON (``serde.CODEC``)."""
+
+    @property
+    @abc.abstractmethod
+    def options(self) -> GameOptions:
+        """Its own options (``options.py``)."""
+
+    @property
+    @abc.abstractmethod
+    def initial(self) -> GameState:
+        """The state before the first event."""
 
     # --- what a game may declare (these are the defaults) -----------------------------------------
     sample: Sample | None = None  # the spec's examples (core.Sample)
