@@ -134,20 +134,31 @@ class Context:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class Waiting:
-    """Which step the game is waiting on, and for whom (inbox, timers, bots).
+class Step:
+    """The step a game waits on, and for whom: the one type of it, from a game's rules (``waiting.py`` in each
+    game's folder) up to the service (inbox, timers, bots).
 
-    ``step_no`` increases every time a waiting step opens; a timer carries it and is a no-op if the game
-    has moved on. ``seats`` are the seats that still have to act for the step to close. ``due_at`` is when
-    the game next moves by itself (the service's timer: ``expire_command(step_no)`` applies it): the deadline
-    written into the log for this step, or, while the game is paused, the end of the pause (GoodCritters,
-    R7.6); ``None`` when there is no such time.
+    ``step_no`` is new for each step that opens: the table keys its deadline on it, and a timer carries it
+    (a no-op if the game has moved on). ``seats``: from a game, the seats that may still act in the step
+    (for a step the table closes, every seat taking part); from the table (:meth:`Ruleset.waiting`), the
+    seats that still have to act for the step to close. ``deadline`` names the table option
+    (``deadlines.<deadline>``) that sets the step's duration, unless ``seconds`` (the game's own duration,
+    e.g. Loose Triggers' Countdown) is given. ``closes``: the table closes the step with the game's
+    ``close_command`` when its time is up (after playing the defaults) or, with ``ready``, when every seat
+    in it is ready (ready flags, as GoodCritters R2.4); otherwise the step closes by the game's own rules.
+    ``due_at`` (set by the table only) is when the game next moves by itself (the service's timer:
+    ``expire_command(step_no)`` applies it): the deadline written into the log for this step, or, while the
+    game is paused, the end of the pause (R7.6); ``None`` when there is no such time.
     """
 
     step_no: int
     step: str
     seats: frozenset[Seat]
-    due_at: datetime | None
+    deadline: str = ""
+    seconds: int | None = None
+    closes: bool = False
+    ready: bool = False
+    due_at: datetime | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -291,7 +302,7 @@ class Ruleset(Protocol[StateT]):
         ...
 
     # --- reading -------------------------------------------------------------------------------
-    def waiting(self, state: StateT) -> Waiting | None:
+    def waiting(self, state: StateT) -> Step | None:
         """The step the game waits on now, or ``None`` (not started, or over)."""
         ...
 

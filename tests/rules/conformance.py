@@ -43,7 +43,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from games.rules.core import Context, ErrorKind, RuleError, Waiting
+from games.rules.core import Context, ErrorKind, RuleError, Step
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 NO_VARIANT: st.SearchStrategy[Any] = st.none()
@@ -251,7 +251,7 @@ class Game:
 
     def _check_state(self, state: Any) -> None:
         over = self.ruleset.is_terminal(state)
-        waiting: Waiting | None = self.ruleset.waiting(state)
+        waiting: Step | None = self.ruleset.waiting(state)
         assert (waiting is None) == over, waiting
         if waiting is not None:
             assert waiting.step_no >= self.step_no, "the step number went back"

@@ -21,7 +21,8 @@ from django.utils import timezone
 
 from games import deadlines
 from games.models import Event, Game, Seat, SeatOffer
-from games.rules.table.ruleset import STALL_SECONDS, Table
+from games.rules.table.absence import STALL_SECONDS
+from games.rules.table.ruleset import Table
 from games.services import bots
 from notifications.models import Delivery
 from tests.audit.play import play_to_end

@@ -34,10 +34,6 @@ MAX_PLAYERS: Final[int] = 8
 PILE_SPLIT: Final[dict[int, tuple[int, int]]] = {4: (6, 4), 5: (7, 5), 6: (5, 4), 7: (7, 6), 8: (5, 5)}
 
 
-def card_value(card: int) -> int:
-    return VALUES[card]
-
-
 def stash_value(cards: frozenset[int] | tuple[int, ...]) -> int:
     values = VALUES
     return sum(values[c] for c in cards)

@@ -31,6 +31,7 @@ from .cards import (
     LOOT_TYPES,
     MAX_PLAYERS,
     MIN_PLAYERS,
+    PAYOFF_CARD_VALUE,
     PAYOFF_SIDES,
     PILE_SPLIT,
     ROB,
@@ -488,7 +489,9 @@ def _reject(run: _Run, outcome: str) -> None:
 
 def final_scores(state: State) -> tuple[int, ...]:
     """R5.3: the Stash's value plus $1,000 per Payoff card."""
-    return tuple(stash_value(state.stashes[s]) + 1000 * state.payoff_cards[s] for s in range(state.n))
+    return tuple(
+        stash_value(state.stashes[s]) + PAYOFF_CARD_VALUE * state.payoff_cards[s] for s in range(state.n)
+    )
 
 
 def _end_game(run: _Run, reason: str) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from .cards import PAYOFF_CARDS_EACH, PAYOFF_TOKENS_EACH
@@ -40,7 +40,7 @@ from .events import (
     TradeWithdrawn,
     VoteResolved,
 )
-from .state import OVER, RESOLVE, Bundle, State, Trade, setitem, update
+from .state import INITIAL_STATE, OVER, RESOLVE, Bundle, State, Trade, setitem, update
 
 
 def _unready(ready: tuple[bool, ...], seats: tuple[int, ...]) -> tuple[bool, ...]:
@@ -418,3 +418,11 @@ def evolve(state: State, event: Any) -> State:
     if handler is None:
         handler = FOLLOWED[event.TYPE]
     return handler(state, event)
+
+
+def fold(events: Iterable[Any], state: State | None = None) -> State:
+    s = INITIAL_STATE if state is None else state
+    handlers = _HANDLERS
+    for event in events:
+        s = handlers[type(event)](s, event) if type(event) in handlers else evolve(s, event)
+    return s

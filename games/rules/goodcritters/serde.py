@@ -8,7 +8,7 @@ meant are refused. :func:`command_from_json` only ever raises ``RuleError("inval
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from games.rules.codec import Bad, Codec, options_codec
@@ -19,17 +19,6 @@ from .errors import rule_error
 from .events import EVENT_CLASSES, Event, GameStarted
 from .options import RULES_KNOWN, RULES_R7_6, RULES_UNWRITTEN, Options, options_to_json, parse_options
 
-CODEC: Final[Codec[Event, Command]] = Codec(
-    game="GoodCritters",
-    events=EVENT_CLASSES,
-    commands=COMMAND_CLASSES,
-    system_commands=SYSTEM_COMMANDS,
-    codecs={Options: options_codec(parse_options, options_to_json)},
-    invalid_command=lambda message: rule_error("invalid_command", message),
-)
-EVENT_SPECS = CODEC.event_specs
-COMMAND_SPECS = CODEC.command_specs
-
 
 def _rules(value: Any) -> int:
     if type(value) is not int or value not in RULES_KNOWN:
@@ -37,52 +26,10 @@ def _rules(value: Any) -> int:
     return value
 
 
-def _game_started_v1(event: GameStarted) -> JSON:
-    """``GameStarted`` of a game under rules 2, as it was always written: version 1, no ``rules``, options
-    without ``max_pause``."""
-    out = CODEC.write(EVENT_SPECS[event.TYPE], event, {"type": event.TYPE, "v": 1}, leave_out=("rules",))
-    out["options"] = options_to_json(event.options, rules=event.rules)
-    return out
-
-
-def event_to_json(event: Event) -> JSON:
-    if isinstance(event, GameStarted) and event.rules < RULES_R7_6:
-        return _game_started_v1(event)
-    return CODEC.event_to_json(event)
-
-
 def _no_max_pause(options: Any) -> None:
     """Options of a game under rules 2 never name ``max_pause`` (R7.6 came with rules 3)."""
     if isinstance(options, Mapping) and "max_pause" in options:
         raise Bad(f"option 'max_pause' needs rules {RULES_R7_6} or later")
-
-
-def event_from_json(data: Mapping[str, Any]) -> Event:
-    """Read an event written by :func:`event_to_json` (raises ``ValueError`` on anything else)."""
-    try:
-        kind = data["type"]
-        spec = EVENT_SPECS[kind]
-        version = data.get("v")
-        if kind == GameStarted.TYPE and version == 1:  # a game under rules 2 (ruling 32)
-            _no_max_pause(data.get("options"))
-            unwritten = {"rules": RULES_UNWRITTEN}
-            event: Event = CODEC.build(spec, data, ("type", "v"), unwritten, absent=("rules",))
-            return event
-        if version != CODEC.event_types[kind].VERSION:
-            raise Bad(f"unsupported version {version!r} of {kind}")
-        event = CODEC.build(spec, data, ("type", "v"), {})
-        if isinstance(event, GameStarted) and _rules(event.rules) < RULES_R7_6:
-            raise Bad(f"rules {event.rules} are written as version 1 of {kind}")
-    except (Bad, KeyError, TypeError) as exc:
-        raise CODEC.not_an_event(exc) from exc
-    return event
-
-
-def command_to_json(command: Command) -> JSON:
-    out = CODEC.command_to_json(command)
-    if isinstance(command, StartGame):  # the options as the game's rules write them
-        out["options"] = options_to_json(command.options, rules=command.rules)
-    return out
 
 
 def _check_start(data: Mapping[str, Any]) -> None:
@@ -92,6 +39,67 @@ def _check_start(data: Mapping[str, Any]) -> None:
             _no_max_pause(data.get("options"))
 
 
-def command_from_json(data: Any, seat: int | None) -> Command:
-    """Strictly parse a command for ``seat``; raises ``RuleError('invalid_command')`` and nothing else."""
-    return CODEC.command_from_json(data, seat, _check_start)
+class _Codec(Codec[Event, Command]):
+    """The shared codec, with GoodCritters' older forms: a game under rules 2 (ruling 32) has its
+    ``GameStarted`` as version 1 and its options without ``max_pause``."""
+
+    def _game_started_v1(self, event: GameStarted) -> JSON:
+        """``GameStarted`` of a game under rules 2, as it was always written: version 1, no ``rules``,
+        options without ``max_pause``."""
+        out = self.write(
+            self.event_specs[event.TYPE], event, {"type": event.TYPE, "v": 1}, leave_out=("rules",)
+        )
+        out["options"] = options_to_json(event.options, rules=event.rules)
+        return out
+
+    def event_to_json(self, event: Event) -> JSON:
+        if isinstance(event, GameStarted) and event.rules < RULES_R7_6:
+            return self._game_started_v1(event)
+        return super().event_to_json(event)
+
+    def event_from_json(self, data: Mapping[str, Any]) -> Event:
+        """Read an event written by :meth:`event_to_json` (raises ``ValueError`` on anything else)."""
+        try:
+            kind = data["type"]
+            spec = self.event_specs[kind]
+            version = data.get("v")
+            if kind == GameStarted.TYPE and version == 1:  # a game under rules 2 (ruling 32)
+                _no_max_pause(data.get("options"))
+                unwritten = {"rules": RULES_UNWRITTEN}
+                event: Event = self.build(spec, data, ("type", "v"), unwritten, absent=("rules",))
+                return event
+            if version != self.event_types[kind].VERSION:
+                raise Bad(f"unsupported version {version!r} of {kind}")
+            event = self.build(spec, data, ("type", "v"), {})
+            if isinstance(event, GameStarted) and _rules(event.rules) < RULES_R7_6:
+                raise Bad(f"rules {event.rules} are written as version 1 of {kind}")
+        except (Bad, KeyError, TypeError) as exc:
+            raise self.not_an_event(exc) from exc
+        return event
+
+    def command_to_json(self, command: Command) -> JSON:
+        out = super().command_to_json(command)
+        if isinstance(command, StartGame):  # the options as the game's rules write them
+            out["options"] = options_to_json(command.options, rules=command.rules)
+        return out
+
+    def command_from_json(
+        self, data: Any, seat: int | None, check: Callable[[Mapping[str, Any]], None] | None = _check_start
+    ) -> Command:
+        """Strictly parse a command for ``seat``; raises ``RuleError('invalid_command')`` and nothing else."""
+        return super().command_from_json(data, seat, check)
+
+
+CODEC: Final = _Codec(
+    game="GoodCritters",
+    events=EVENT_CLASSES,
+    commands=COMMAND_CLASSES,
+    system_commands=SYSTEM_COMMANDS,
+    codecs={Options: options_codec(parse_options, options_to_json)},
+    invalid_command=lambda message: rule_error("invalid_command", message),
+)
+
+
+EVENT_SPECS = CODEC.event_specs
+event_to_json = CODEC.event_to_json
+event_from_json = CODEC.event_from_json

@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
-from .cards import FUZZ
 from .options import DEFAULT_OPTIONS, RULES, Options
 
 # phases
@@ -131,23 +130,3 @@ INITIAL_STATE: Final[State] = State()
 def setitem(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     """``values`` with ``values[index] = value``."""
     return (*values[:index], value, *values[index + 1 :])
-
-
-def all_cards_of(state: State) -> dict[int, str]:
-    """Where each card is (for conservation checks): card id -> place."""
-    where: dict[int, str] = {}
-    for seat, stash in enumerate(state.stashes):
-        for c in stash:
-            where.setdefault(c, f"stash/{seat}")
-    for b in state.bundles:
-        if b is not None:
-            for c in b.loot:
-                where.setdefault(c, f"bundle/{b.giver}/{b.token}")
-    for c in state.table:
-        where.setdefault(c, "table")
-    for c in state.pile[state.top :]:
-        if c != FUZZ:
-            where.setdefault(c, "pile")
-    for c in state.confiscated:
-        where.setdefault(c, "confiscated")
-    return where

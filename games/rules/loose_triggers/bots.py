@@ -16,7 +16,7 @@ A bot is a pure function of the state, its seat and ``salt`` (a local SplitMix64
 only sends legal commands; Discussions stay bounded by LT3.2/LT3.6, so bot games end.
 
 Speed (bench/engine.py): a bot is asked for every seat after every command, so :func:`bot_command` works out
-what ``hooks.legal_commands`` would list from a few fields (the step's own command is at most one: the steps
+what ``waiting.legal_commands`` would list from a few fields (the step's own command is at most one: the steps
 exclude each other) and draws its SplitMix64 only when it needs a number. The choices and the draws are the
 same as ever: ``tests/rules/loose_triggers/test_bot_regression.py`` hashes the logs of 200 bot games.
 """
@@ -35,8 +35,8 @@ from .commands import (
     Grab,
     PickLoot,
 )
-from .hooks import legal_commands, voters
 from .state import CHOOSE, CLAIM, COUNTDOWN, ELECT, GIVE, GRAB_STEP, NO_CARD, PICK, PLAY, State
+from .waiting import legal_commands, voters
 
 _MASK = (1 << 64) - 1
 _BANG_MAX = ACTION_RANGES[BANG][-1]  # Action cards are their numbers 1..40: BANG! are the lowest (1..12)
@@ -102,7 +102,7 @@ def bot_command(state: State, seat: int, *, strategy: str, salt: int) -> Command
 
 
 def legal_flags(state: State, seat: int, *, burn_too: bool = True) -> tuple[str | None, bool, bool] | None:
-    """What ``hooks.legal_commands(state, seat)`` lists, as (the step's own command or None, Aim, BurnLoot);
+    """What ``waiting.legal_commands(state, seat)`` lists, as (the step's own command or None, Aim, BurnLoot);
     None when it lists nothing. The step's own command is at most one (the steps exclude each other).
     ``burn_too=False`` skips the BurnLoot check (reported False): the sensible bot never burns.
     ``tests/rules/loose_triggers/test_bot_regression.py`` checks it against ``legal_commands``."""
@@ -122,7 +122,7 @@ def legal_flags(state: State, seat: int, *, burn_too: bool = True) -> tuple[str 
             main = ElectBagman.TYPE
     elif step in _SUB_STEPS and seat == state.pending_seat:
         main = _SUB_STEPS[step]
-    # hooks.can_aim
+    # waiting.can_aim
     if not free:
         aim = False
     elif state.discussion is None:

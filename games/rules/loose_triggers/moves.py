@@ -1,8 +1,8 @@
 """Loose Triggers' legal moves with their arguments (issue #24, ``games.rules.moves``): for each command a
-seat may send now (``hooks.legal_commands``), the values each field may take, from the checks ``decide`` makes
-(LT2.2, LT3.1-LT3.3, LT4.1, LT4.2, LT4.5, LT5.4), under either rules version (LT2.5's aim window in rules 2:
-``Aim`` is offered in it, ``GiveLoot`` only once it closed); tests/rules/test_moves.py plays every one of them
-through ``decide``."""
+seat may send now (``waiting.legal_commands``), the values each field may take, from the checks ``decide``
+makes (LT2.2, LT3.1-LT3.3, LT4.1, LT4.2, LT4.5, LT5.4), under either rules version (LT2.5's aim window in
+rules 2: ``Aim`` is offered in it, ``GiveLoot`` only once it closed); tests/rules/test_moves.py plays every
+one of them through ``decide``."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from games.rules.moves import Choice, Move, Sequence, Subset
 from .cards import IN_THE_FIRE, is_kind
 from .commands import Aim, BurnLoot, ChooseAction, ClaimSpoils, ElectBagman, GiveLoot, Grab, PickLoot
 from .decide import GRAB_COUNT, GRAB_SOURCES
-from .hooks import legal_commands, voters
 from .state import COUNTDOWN, NO_CARD, State
+from .waiting import legal_commands, voters
 
 
 def _slots(state: State) -> tuple[int, ...]:

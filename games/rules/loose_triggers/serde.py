@@ -22,7 +22,52 @@ from .errors import rule_error
 from .events import EVENT_CLASSES, Event, GameStarted
 from .options import RULES_KNOWN, RULES_UNWRITTEN, Options, options_to_json, parse_options
 
-CODEC: Final[Codec[Event, Command]] = Codec(
+
+class _Codec(Codec[Event, Command]):
+    """The shared codec, with the forms written as they always were where the rules added a field."""
+
+    def event_to_json(self, event: Event) -> JSON:
+        if isinstance(event, GameStarted) and event.rules == RULES_UNWRITTEN:  # as it was always written
+            return self.write(
+                self.event_specs[GameStarted.TYPE], event, {"type": event.TYPE, "v": 1}, leave_out=("rules",)
+            )
+        return super().event_to_json(event)
+
+    def event_from_json(self, data: Mapping[str, Any]) -> Event:
+        """Read an event written by :meth:`event_to_json` (raises ``ValueError`` on anything else)."""
+        try:
+            if data["type"] == GameStarted.TYPE and data.get("v") == 1:  # a game under rules 1
+                event: Event = self.build(
+                    self.event_specs[GameStarted.TYPE],
+                    data,
+                    ("type", "v"),
+                    {"rules": RULES_UNWRITTEN},
+                    absent=("rules",),
+                )
+                return event
+        except (Bad, KeyError, TypeError) as exc:
+            raise self.not_an_event(exc) from exc
+        event = super().event_from_json(data)
+        if isinstance(event, GameStarted) and (
+            event.rules not in RULES_KNOWN or event.rules == RULES_UNWRITTEN
+        ):
+            raise self.not_an_event(Bad(f"rules {event.rules!r} are not written in version 2 of GameStarted"))
+        return event
+
+    def command_to_json(self, command: Command) -> JSON:
+        """A command's JSON, written as it always was where the rules added a field: a start under rules 1
+        has no ``rules``, a ``CloseStep`` without a ``reason`` no ``reason``."""
+        if isinstance(command, CloseStep) and command.reason is None:
+            return self.write(
+                self.command_specs[CloseStep.TYPE], command, {"type": CloseStep.TYPE}, leave_out=("reason",)
+            )
+        out = super().command_to_json(command)
+        if isinstance(command, StartGame) and command.rules == RULES_UNWRITTEN:
+            del out["rules"]  # a start under rules 1, as it was always written
+        return out
+
+
+CODEC: Final = _Codec(
     game="Loose Triggers",
     events=EVENT_CLASSES,
     commands=COMMAND_CLASSES,
@@ -30,42 +75,6 @@ CODEC: Final[Codec[Event, Command]] = Codec(
     codecs={Options: options_codec(parse_options, options_to_json)},
     invalid_command=lambda message: rule_error("invalid_command", message),
 )
-_STARTED: Final = CODEC.event_specs[GameStarted.TYPE]
 
 
-def event_to_json(event: Event) -> JSON:
-    if isinstance(event, GameStarted) and event.rules == RULES_UNWRITTEN:  # as it was always written
-        return CODEC.write(_STARTED, event, {"type": event.TYPE, "v": 1}, leave_out=("rules",))
-    return CODEC.event_to_json(event)
-
-
-def event_from_json(data: Mapping[str, Any]) -> Event:
-    """Read an event written by :func:`event_to_json` (raises ``ValueError`` on anything else)."""
-    try:
-        if data["type"] == GameStarted.TYPE and data.get("v") == 1:  # a game under rules 1
-            event: Event = CODEC.build(
-                _STARTED, data, ("type", "v"), {"rules": RULES_UNWRITTEN}, absent=("rules",)
-            )
-            return event
-    except (Bad, KeyError, TypeError) as exc:
-        raise CODEC.not_an_event(exc) from exc
-    event = CODEC.event_from_json(data)
-    if isinstance(event, GameStarted) and (event.rules not in RULES_KNOWN or event.rules == RULES_UNWRITTEN):
-        raise CODEC.not_an_event(Bad(f"rules {event.rules!r} are not written in version 2 of GameStarted"))
-    return event
-
-
-def command_to_json(command: Command) -> JSON:
-    """A command's JSON, written as it always was where the rules added a field: a start under rules 1 has
-    no ``rules``, a ``CloseStep`` without a ``reason`` no ``reason``."""
-    if isinstance(command, CloseStep) and command.reason is None:
-        return CODEC.write(
-            CODEC.command_specs[CloseStep.TYPE], command, {"type": CloseStep.TYPE}, leave_out=("reason",)
-        )
-    out = CODEC.command_to_json(command)
-    if isinstance(command, StartGame) and command.rules == RULES_UNWRITTEN:
-        del out["rules"]  # a start under rules 1, as it was always written
-    return out
-
-
-command_from_json = CODEC.command_from_json
+event_to_json = CODEC.event_to_json

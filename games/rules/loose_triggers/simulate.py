@@ -11,9 +11,9 @@ from .commands import CloseStep, Command
 from .decide import step
 from .events import Event
 from .game import GAME
-from .hooks import CLOSED_BY_TABLE, default_command, waiting
 from .options import Options
 from .state import INITIAL_STATE, PLAY, State
+from .waiting import CLOSED_BY_TABLE, default_command, waiting
 
 MAX_COMMANDS = 20_000
 
@@ -38,7 +38,7 @@ def play(
 
 def next_command(state: State, strategies: Sequence[str], salt: int) -> Command | None:
     """What the table would send next: a bot's command, else a close or a default."""
-    if state.phase != PLAY or state.step is None:  # hooks.waiting(state) is None: the game is over
+    if state.phase != PLAY or state.step is None:  # waiting(state) is None: the game is over
         return None
     n = state.n
     for i in range(n):

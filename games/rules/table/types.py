@@ -11,6 +11,7 @@ from games.rules.core import NewGameRange, Range, RulesetTypes
 
 from . import commands, events
 from .errors import ERRORS
+from .game import Game
 from .options import (
     MAX_AUTOPILOT_AFTER,
     MAX_DEADLINE_SECONDS,
@@ -108,13 +109,13 @@ def _required(tp: Any) -> Any:
     return tp
 
 
-def table_types(game: Any) -> RulesetTypes:
+def table_types(game: Game[Any]) -> RulesetTypes:
     rt: RulesetTypes = game.types
     name = rt.name
-    start_type = getattr(game, "start_type", None)
+    start_type = None if game.facts is None else game.facts.start_type
     own = typing.get_type_hints(rt.options, include_extras=True)  # a game's own declaration of a key wins
     # the game's own keys of ``deadlines`` (``own_deadlines``, e.g. LT2.5's aim window), typed by the game
-    own_deadlines = own.pop("deadlines", None) if getattr(game, "own_deadlines", ()) else None
+    own_deadlines = own.pop("deadlines", None) if game.own_deadlines else None
     if typing.get_origin(own_deadlines) is NotRequired:
         own_deadlines = typing.get_args(own_deadlines)[0]
     deadlines = _typeddict(

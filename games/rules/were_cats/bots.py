@@ -69,7 +69,7 @@ def bot_command(state: State, seat: int, *, strategy: str, salt: int) -> Command
     """A legal command for the bot in ``seat``, or None when the game does not wait on it."""
     if strategy not in ("random", "sensible"):
         raise ValueError(f"unknown bot strategy {strategy!r}")
-    # ``seat in waiting(state).seats``, without building the GameWaiting
+    # ``seat in waiting(state).seats``, without building the Step
     phase = state.phase
     if phase == PLACE:
         if not 0 <= seat < state.n or state.done[seat]:

@@ -46,6 +46,3 @@ CODEC: Final[Codec[Event, Command]] = Codec(
 
 
 event_to_json = CODEC.event_to_json
-event_from_json = CODEC.event_from_json
-command_to_json = CODEC.command_to_json
-command_from_json = CODEC.command_from_json

@@ -21,7 +21,7 @@ def play(
 ) -> tuple[list[Event], State]:
     """A whole game of ``n`` bots (``strategies[seat]``); raises if it does not end."""
     players = [f"p{i}" for i in range(n)]
-    command: Command = GAME.start_command(players, options or GAME.parse_options({}), seed)
+    command: Command = GAME.start_command(players, options or GAME.options.parse({}), seed)
     state = INITIAL_STATE
     events: list[Event] = []
     for turn in range(MAX_COMMANDS):

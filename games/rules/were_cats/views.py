@@ -11,7 +11,7 @@ from games.rules.core import JSON, Viewer
 from . import events as ev
 from .decide import points
 from .serde import coins_to_json, event_to_json
-from .state import NEW, OVER, State
+from .state import NEW, OVER, PLACE, State
 from .types import GameView, SeatView
 from .waiting import waiting
 
@@ -69,7 +69,7 @@ def typed_view(state: State, viewer: Viewer) -> GameView:
             "step": cast(Any, w.step),
             "step_no": w.step_no,
             "seats": sorted(w.seats),
-            "simultaneous": w.simultaneous,
+            "simultaneous": state.phase == PLACE,  # all at once, or one after another
         },
         "supply": cast(Any, coins_to_json(state.supply)),
         "city": cast(Any, coins_to_json(state.city)),

@@ -3,7 +3,7 @@ which commands a seat may send."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from games.rules.core import Step
 
 from .coins import INDEX, KINDS
 from .commands import (
@@ -22,30 +22,20 @@ from .state import ACT, CHOOSE, PLACE, POPULATE, State
 STEPS = {CHOOSE: "setup", PLACE: "place", POPULATE: "populate", ACT: "act"}
 
 
-@dataclass(frozen=True, slots=True)
-class GameWaiting:
-    """The step the game waits on: ``step`` (mapped by the table to a deadline option), the ``seats`` it
-    waits on, ``simultaneous`` (all at once, or one after another) and ``step_no`` (new for each step)."""
-
-    step: str
-    seats: frozenset[int]
-    simultaneous: bool
-    step_no: int
-
-
-def waiting(state: State) -> GameWaiting | None:
-    """The step open in ``state``, or None when none is: before the start, once over, and at the positions
-    inside one command between a turn's end and the next turn's start (no seat has the turn there; the
-    step-through of a game shows those positions too, ruling 16)."""
+def waiting(state: State) -> Step | None:
+    """The step open in ``state`` (its deadline: the table option of the same name, WC4.1), or None when none
+    is: before the start, once over, and at the positions inside one command between a turn's end and the
+    next turn's start (no seat has the turn there; the step-through of a game shows those positions too,
+    ruling 16)."""
     step = STEPS.get(state.phase)
     if step is None:
         return None
     if state.phase == PLACE:
         seats = frozenset(s for s in range(state.n) if not state.done[s])
-        return GameWaiting(step, seats, True, state.step_no)
+        return Step(state.step_no, step, seats, step)
     if state.turn is None:
         return None
-    return GameWaiting(step, frozenset({state.turn}), False, state.step_no)
+    return Step(state.step_no, step, frozenset({state.turn}), step)
 
 
 def default_command(state: State, seat: int, reason: str) -> Command | None:

@@ -16,9 +16,9 @@ from games.rules.loose_triggers.bots import bot_command, legal_flags
 from games.rules.loose_triggers.decide import decide
 from games.rules.loose_triggers.evolve import evolve
 from games.rules.loose_triggers.game import GAME
-from games.rules.loose_triggers.hooks import CLOSED_BY_TABLE, default_command, legal_commands, waiting
 from games.rules.loose_triggers.simulate import play
 from games.rules.loose_triggers.state import INITIAL_STATE, OVER, PLAY, State, update
+from games.rules.loose_triggers.waiting import CLOSED_BY_TABLE, default_command, legal_commands, waiting
 
 GAMES = 200
 # sha256 of every command and event (canonical JSON) of games 0..199, by rules version; recompute only when a
@@ -50,16 +50,16 @@ def _table_game(i: int, digest: Any, states: list[State] | None = None, rules: s
     and timeouts when no bot moves. Feeds every command and event into ``digest``; returns the event count."""
     n = 4 + i % 5
     strategies = _strategies(i, n)
-    options = GAME.parse_options({"max_retargets": i % 4, "shuffle_seats": i % 2 == 0})
+    options = GAME.options.parse({"max_retargets": i % 4, "shuffle_seats": i % 2 == 0})
     salt = i * 7919
     resign_at = 30 + i % 50 if i % 4 == 0 else -1
     command: Any = GAME.start_command([f"p{k}" for k in range(n)], options, _seed(i), rules=rules)
     state = INITIAL_STATE
     count = 0
     for turn in range(20_000):
-        digest.update(rng.canonical_ascii_json(GAME.command_to_json(command)))
+        digest.update(rng.canonical_ascii_json(GAME.codec.command_to_json(command)))
         for event in decide(state, command):
-            digest.update(rng.canonical_ascii_json(GAME.event_to_json(event)))
+            digest.update(rng.canonical_ascii_json(GAME.codec.event_to_json(event)))
             state = evolve(state, event)
             count += 1
             if states is not None:
@@ -101,11 +101,11 @@ def test_the_pure_driver_plays_the_same_games_as_ever() -> None:
     digest = hashlib.sha256()
     for i in range(GAMES):
         n = 4 + i % 5
-        options = GAME.parse_options({"max_retargets": (i + 1) % 4})
+        options = GAME.options.parse({"max_retargets": (i + 1) % 4})
         events, state = play(n, _seed(i), _strategies(i + 1, n), options, salt=i)
         assert state.phase == OVER
         for event in events:
-            digest.update(rng.canonical_ascii_json(GAME.event_to_json(event)))
+            digest.update(rng.canonical_ascii_json(GAME.codec.event_to_json(event)))
     assert digest.hexdigest() == SIMULATE_SHA256
 
 

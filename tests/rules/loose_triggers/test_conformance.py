@@ -20,9 +20,9 @@ from games.rules.loose_triggers import commands as c
 from games.rules.loose_triggers.events import EVENT_CLASSES, Event
 from games.rules.loose_triggers.evolve import fold
 from games.rules.loose_triggers.game import GAME
-from games.rules.loose_triggers.hooks import legal_commands
 from games.rules.loose_triggers.state import OVER, State, card_places
 from games.rules.loose_triggers.views import redact_event, view_for
+from games.rules.loose_triggers.waiting import legal_commands
 from games.rules.registry import get_ruleset
 from games.rules.table.ruleset import Table
 from games.rules.table.state import TableState
@@ -81,7 +81,7 @@ def random_command(rnd: random.Random, state: State) -> Any:
 
 def check_redaction(state: State, before: State, event: Event, viewers: list[int | None]) -> None:
     """LT7.2, written apart from the redactor: what each viewer may read of each secret-bearing event."""
-    data = GAME.event_to_json(event)
+    data = GAME.codec.event_to_json(event)
     for viewer in viewers:
         seen = redact_event(event, viewer, terminal=False)
         assert set(seen) >= set(data)

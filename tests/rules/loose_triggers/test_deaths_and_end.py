@@ -11,8 +11,8 @@ from games.rules.loose_triggers.events import (
     GameEnded,
     Wounded,
 )
-from games.rules.loose_triggers.hooks import waiting
 from games.rules.loose_triggers.state import State, setitem, update
+from games.rules.loose_triggers.waiting import waiting
 
 from .helpers import discussion, given, of, refused, start_events, when
 
@@ -96,7 +96,7 @@ def test_lt5_4_the_living_elect_a_bagman_most_votes_wins() -> None:
     w = waiting(state)
     assert w is not None
     assert w.seats == frozenset({2, 3})
-    assert w.deadline == "deadlines.give"
+    assert w.deadline == "give"
     refused(state, ElectBagman(seat=2, candidate=0), "invalid_candidate")
     _, state = when(state, ElectBagman(seat=2, candidate=3))
     refused(state, ElectBagman(seat=2, candidate=2), "already_voted")

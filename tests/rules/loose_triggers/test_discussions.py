@@ -5,9 +5,9 @@ from __future__ import annotations
 from games.rules import rng
 from games.rules.loose_triggers.commands import Aim, ChooseAction, CloseStep, GiveLoot
 from games.rules.loose_triggers.events import ActionChosen, ActionsRevealed, Aimed, CountdownEnded
-from games.rules.loose_triggers.hooks import default_command, legal_commands, waiting
 from games.rules.loose_triggers.options import Options
 from games.rules.loose_triggers.views import redact_event, view_for
+from games.rules.loose_triggers.waiting import default_command, legal_commands, waiting
 
 from .helpers import SEED, discussion, given, of, refused, start_events, types, when
 
@@ -73,7 +73,8 @@ def test_lt3_3_at_zero_only_gunners_with_cards_choose() -> None:
     w = waiting(state)
     assert w is not None
     assert w.step == "choose"
-    assert w.simultaneous
+    assert w.closes  # all at once: the table closes it when every seat is ready
+    assert w.ready
     assert w.seats == frozenset({0, 2})
     refused(state, ChooseAction(seat=1, card=2), "not_a_gunner")
     refused(state, Aim(seat=3, target=0), "wrong_step")

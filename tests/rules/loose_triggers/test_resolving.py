@@ -18,9 +18,9 @@ from games.rules.loose_triggers.events import (
     SpoilsClaimed,
     Wounded,
 )
-from games.rules.loose_triggers.hooks import default_command
 from games.rules.loose_triggers.state import State, setitem, update
 from games.rules.loose_triggers.views import redact_event
+from games.rules.loose_triggers.waiting import default_command
 
 from .helpers import discussion, given, of, refused, start_events, when
 

@@ -23,16 +23,16 @@ from games.rules.loose_triggers.cards import (
 from games.rules.loose_triggers.commands import Aim, GiveLoot
 from games.rules.loose_triggers.events import Event, LootDisplayed, LootGiven
 from games.rules.loose_triggers.game import GAME
-from games.rules.loose_triggers.hooks import default_command, waiting
 from games.rules.loose_triggers.options import Options
 from games.rules.loose_triggers.state import State
 from games.rules.loose_triggers.views import redact_event, view_for
+from games.rules.loose_triggers.waiting import default_command, waiting
 
 from .helpers import SEED, given, of, refused, start_events, when
 
 
 def _start(n: int, seed: bytes = SEED, **options: object) -> tuple[list[Event], State]:
-    command = GAME.start_command([f"p{i}" for i in range(n)], GAME.parse_options(options), seed)
+    command = GAME.start_command([f"p{i}" for i in range(n)], GAME.options.parse(options), seed)
     events = d.decide(GAME.initial_state(), command)
     return events, GAME.fold(events)
 
@@ -218,7 +218,7 @@ def test_lt2_3_a_timed_out_give_goes_round_robin_after_the_last_receiver() -> No
     assert default_command(state, 2, "timeout") == GiveLoot(seat=2, slot=0, to=2)
     w = waiting(state)
     assert w is not None
-    assert w.deadline == "deadlines.give"
+    assert w.deadline == "give"
 
 
 def test_lt2_4_the_deal_pauses_during_a_discussion_and_resumes_after() -> None:

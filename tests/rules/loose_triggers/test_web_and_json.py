@@ -28,7 +28,6 @@ from games.rules.loose_triggers.events import (
     SeatResigned,
 )
 from games.rules.loose_triggers.game import GAME
-from games.rules.loose_triggers.hooks import default_command, legal_commands
 from games.rules.loose_triggers.options import Options
 from games.rules.loose_triggers.simulate import play
 from games.rules.loose_triggers.state import setitem, update
@@ -40,19 +39,20 @@ from games.rules.loose_triggers.types import (
     SeatView,
 )
 from games.rules.loose_triggers.views import redact_event, view_for
+from games.rules.loose_triggers.waiting import default_command, legal_commands
 
 from .helpers import SEED, discussion, given, of, refused, start_events, when
 
 
 def test_lt7_1_options_are_validated_and_round_trip() -> None:
     """LT7.1: countdown, max_retargets, shuffle_seats; unknown keys and bad values refused."""
-    assert GAME.parse_options({}) == Options()
-    options = GAME.parse_options({"countdown": 30, "max_retargets": 0, "shuffle_seats": True})
-    assert GAME.parse_options(GAME.options_to_json(options)) == options
-    assert GAME.options_to_json(Options()) == {"countdown": 120, "max_retargets": 2, "shuffle_seats": False}
+    assert GAME.options.parse({}) == Options()
+    options = GAME.options.parse({"countdown": 30, "max_retargets": 0, "shuffle_seats": True})
+    assert GAME.options.parse(GAME.options.to_json(options)) == options
+    assert GAME.options.to_json(Options()) == {"countdown": 120, "max_retargets": 2, "shuffle_seats": False}
     for bad in ({"countdown": 0}, {"countdown": True}, {"max_retargets": -1}, {"shuffle_seats": 1}, {"x": 1}):
         with pytest.raises(InvalidOptions):
-            GAME.parse_options(bad)
+            GAME.options.parse(bad)
 
 
 def test_lt7_2_the_seed_decks_and_hands_are_hidden_until_the_end() -> None:
@@ -125,8 +125,8 @@ def test_every_event_of_bot_games_round_trips_through_json() -> None:
     for i, n in enumerate(range(4, 9)):
         events, _ = play(n, bytes([i + 1]) * 32, ["random", "sensible"] * 4)
         for event in events:
-            data = GAME.event_to_json(event)
-            assert GAME.event_from_json(json.loads(json.dumps(data))) == event
+            data = GAME.codec.event_to_json(event)
+            assert GAME.codec.event_from_json(json.loads(json.dumps(data))) == event
 
 
 def test_commands_round_trip_and_malformed_ones_are_invalid_command() -> None:
@@ -137,7 +137,7 @@ def test_commands_round_trip_and_malformed_ones_are_invalid_command() -> None:
         ClaimSpoils(seat=0, slot=-1, bagman=True),
         Grab(seat=0, sources=("loot", "display:1", "action")),
     ):
-        assert GAME.command_from_json(GAME.command_to_json(command), command.seat) == command
+        assert GAME.codec.command_from_json(GAME.codec.command_to_json(command), command.seat) == command
     bad: object
     for bad in (
         {"type": "Nope"},
@@ -149,12 +149,12 @@ def test_commands_round_trip_and_malformed_ones_are_invalid_command() -> None:
         [],
     ):
         with pytest.raises(RuleError) as info:
-            GAME.command_from_json(bad, 0)
+            GAME.codec.command_from_json(bad, 0)
         assert info.value.code == "invalid_command"
     with pytest.raises(RuleError):
-        GAME.command_from_json({"type": "Resign", "target": 0}, 1)  # a system command from a seat
+        GAME.codec.command_from_json({"type": "Resign", "target": 0}, 1)  # a system command from a seat
     with pytest.raises(RuleError):
-        GAME.command_from_json({"type": "Aim", "target": 1}, None)
+        GAME.codec.command_from_json({"type": "Aim", "target": 1}, None)
 
 
 def test_setup_makes_the_game_unfair_and_is_validated() -> None:
@@ -198,8 +198,8 @@ def test_lt7_2_views_match_their_declared_types() -> None:
                 assert set(seat) == set(SeatView.__annotations__)
             for shown in view["display"]:
                 _check_typed(shown, DisplayedView)
-    _check_typed(GAME.options_to_json(Options()), LooseTriggersOptions)  # rules 1: as always written
-    assert set(GAME.options_to_json(Options(rules=2))) == set(LooseTriggersOptions.__annotations__)
+    _check_typed(GAME.options.to_json(Options()), LooseTriggersOptions)  # rules 1: as always written
+    assert set(GAME.options.to_json(Options(rules=2))) == set(LooseTriggersOptions.__annotations__)
     assert {c.TYPE for c in PLAYER_COMMANDS} == {
         "GiveLoot", "Aim", "ChooseAction", "PickLoot", "ClaimSpoils", "Grab", "BurnLoot", "ElectBagman"
     }  # fmt: skip

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from games.rules.core import Context, RuleError
+from games.rules.loose_triggers.game import LooseTriggers
 from games.rules.registry import get_ruleset
 from games.rules.table import events as tev
 from games.rules.table.ruleset import Table
@@ -541,11 +542,8 @@ def test_a_game_cannot_take_a_name_of_the_table() -> None:
     lt: Any = get_ruleset("loose_triggers")
     assert isinstance(lt, Table)
 
-    class Clash:
-        def __getattr__(self, name: str) -> Any:
-            return getattr(lt.game, name)
-
-        event_classes = (*lt.game.event_classes, tev.GamePaused)
+    class Clash(LooseTriggers):
+        event_classes: tuple[type[Any], ...] = (*lt.game.event_classes, tev.GamePaused)
 
     with pytest.raises(ValueError, match="GamePaused"):
         Table(Clash())

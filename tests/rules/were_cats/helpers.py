@@ -25,7 +25,7 @@ def players(n: int) -> list[str]:
 def started(n: int = 3, *, first_seat: int | None = 0, max_rounds: int = 20) -> State:
     """A game just started, waiting on ``first_seat``'s setup choice."""
     setup = None if first_seat is None else {"first_seat": first_seat}
-    start = GAME.start_command(players(n), GAME.parse_options({"max_rounds": max_rounds}), SEED, setup)
+    start = GAME.start_command(players(n), GAME.options.parse({"max_rounds": max_rounds}), SEED, setup)
     return GAME.fold(GAME.decide(GAME.initial_state(), start))
 
 

@@ -44,7 +44,7 @@ def _table_game(i: int, digest: Any, states: list[State] | None = None) -> int:
     into ``digest``; returns the event count."""
     n = 2 + i % 4
     strategies = _strategies(i, n)
-    options = GAME.parse_options({"max_rounds": 20 if i % 5 else 1 + i % 7})
+    options = GAME.options.parse({"max_rounds": 20 if i % 5 else 1 + i % 7})
     salt = i * 7919
     resigned = i % n if i % 4 == 0 else -1
     resign_at = 10 + i % 40 if resigned >= 0 else -1
@@ -52,9 +52,9 @@ def _table_game(i: int, digest: Any, states: list[State] | None = None) -> int:
     state = INITIAL_STATE
     count = 0
     for turn in range(20_000):
-        digest.update(rng.canonical_ascii_json(GAME.command_to_json(command)))
+        digest.update(rng.canonical_ascii_json(GAME.codec.command_to_json(command)))
         for event in decide(state, command):
-            digest.update(rng.canonical_ascii_json(GAME.event_to_json(event)))
+            digest.update(rng.canonical_ascii_json(GAME.codec.event_to_json(event)))
             state = evolve(state, event)
             count += 1
         if states is not None:
@@ -95,7 +95,7 @@ def test_the_pure_driver_plays_the_same_games_as_ever() -> None:
         events, state = play(n, _seed(i), _strategies(i + 1, n), salt=i)
         assert state.phase == OVER
         for event in events:
-            digest.update(rng.canonical_ascii_json(GAME.event_to_json(event)))
+            digest.update(rng.canonical_ascii_json(GAME.codec.event_to_json(event)))
     assert digest.hexdigest() == SIMULATE_SHA256
 
 

@@ -30,14 +30,14 @@ COMMANDS: list[Any] = [
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda x: x.TYPE)
 def test_wc4_2_every_command_round_trips_through_json(command: Any) -> None:
-    data = json.loads(json.dumps(GAME.command_to_json(command)))
-    assert GAME.command_from_json(data, command.seat) == command
+    data = json.loads(json.dumps(GAME.codec.command_to_json(command)))
+    assert GAME.codec.command_from_json(data, command.seat) == command
 
 
 def test_wc4_2_the_start_command_round_trips_as_a_system_command() -> None:
-    start = GAME.start_command(["a", "b"], GAME.parse_options({"max_rounds": 3}), SEED, {"first_seat": 1})
-    data = json.loads(json.dumps(GAME.command_to_json(start)))
-    assert GAME.command_from_json(data, None) == start
+    start = GAME.start_command(["a", "b"], GAME.options.parse({"max_rounds": 3}), SEED, {"first_seat": 1})
+    data = json.loads(json.dumps(GAME.codec.command_to_json(start)))
+    assert GAME.codec.command_from_json(data, None) == start
 
 
 @pytest.mark.parametrize(
@@ -57,12 +57,12 @@ def test_wc4_2_the_start_command_round_trips_as_a_system_command() -> None:
 )
 def test_wc4_2_malformed_commands_are_refused_as_invalid_command(data: Any, seat: int | None) -> None:
     with pytest.raises(RuleError) as info:
-        GAME.command_from_json(data, seat)
+        GAME.codec.command_from_json(data, seat)
     assert info.value.code == "invalid_command"
 
 
 def test_wc4_2_missing_coin_kinds_count_as_zero() -> None:
-    command = GAME.command_from_json({"type": "TakeVictim", "kind": "dime", "eat": {"dime": 1}}, 2)
+    command = GAME.codec.command_from_json({"type": "TakeVictim", "kind": "dime", "eat": {"dime": 1}}, 2)
     assert command == c.TakeVictim(seat=2, kind="dime", eat=(0, 0, 1))
 
 
@@ -70,8 +70,10 @@ def test_wc4_2_events_round_trip_and_every_error_code_is_catalogued_once_with_a_
     state = after_setup(["penny", "nickel", "dime"])
     _, events = when(state, c.FinishPlacing(seat=0), c.FinishPlacing(seat=1), c.FinishPlacing(seat=2))
     for event in events:
-        assert GAME.event_from_json(json.loads(json.dumps(GAME.event_to_json(event)))) == event
+        assert GAME.codec.event_from_json(json.loads(json.dumps(GAME.codec.event_to_json(event)))) == event
     with pytest.raises(ValueError, match="unsupported version"):
-        GAME.event_from_json({"type": "QuarterTaken", "v": 2, "seat": 0, "previous": None, "reason": "x"})
+        GAME.codec.event_from_json(
+            {"type": "QuarterTaken", "v": 2, "seat": 0, "previous": None, "reason": "x"}
+        )
     assert set(CODES) == set(ERRORS)
     assert all(meaning for _kind, meaning in ERRORS.values())

@@ -76,11 +76,11 @@ def test_wc4_1_the_setup_choice_defaults_to_the_first_kind_with_two_left() -> No
 
 
 def test_wc4_1_max_rounds_is_an_option_from_1_to_100_defaulting_to_20() -> None:
-    assert GAME.options_to_json(GAME.parse_options({})) == {"max_rounds": 20}
-    assert GAME.parse_options({"max_rounds": 1}).max_rounds == 1
+    assert GAME.options.to_json(GAME.options.parse({})) == {"max_rounds": 20}
+    assert GAME.options.parse({"max_rounds": 1}).max_rounds == 1
     for bad in ({"max_rounds": 0}, {"max_rounds": 101}, {"max_rounds": True}, {"max_rounds": "3"}, {"x": 1}):
         with pytest.raises(InvalidOptions):
-            GAME.parse_options(bad)
+            GAME.options.parse(bad)
 
 
 def test_wc4_2_the_table_is_open_every_viewer_sees_the_same_but_the_seed_until_the_end() -> None:
@@ -91,7 +91,7 @@ def test_wc4_2_the_table_is_open_every_viewer_sees_the_same_but_the_seed_until_t
     assert all(v == views[0] for v in views)
     assert views[0]["seed"] is None
     assert views[0]["seats"][1]["hand"] == {"penny": 0, "nickel": 1, "dime": 0}
-    start = GAME.start_command(["a", "b"], GAME.parse_options({}), bytes(32))
+    start = GAME.start_command(["a", "b"], GAME.options.parse({}), bytes(32))
     started_event = GAME.decide(GAME.initial_state(), start)[0]
     for viewer in (None, 0, 1):
         assert GAME.redact_event(started_event, viewer, terminal=False)["seed"] is None

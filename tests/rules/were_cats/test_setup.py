@@ -25,12 +25,12 @@ def test_wc1_1_two_to_five_players_share_ten_pennies_six_nickels_six_dimes(n: in
 
 @pytest.mark.parametrize("n", [1, 6])
 def test_wc1_1_one_or_six_players_are_refused(n: int) -> None:
-    start = GAME.start_command(players(n), GAME.parse_options({}), SEED)
+    start = GAME.start_command(players(n), GAME.options.parse({}), SEED)
     refused(GAME.initial_state(), start, "invalid_players")
 
 
 def test_wc1_1_players_must_be_distinct_and_the_seed_32_bytes() -> None:
-    options = GAME.parse_options({})
+    options = GAME.options.parse({})
     refused(GAME.initial_state(), GAME.start_command(["a", "a"], options, SEED), "invalid_players")
     refused(GAME.initial_state(), GAME.start_command(["a", "b"], options, b"short"), "invalid_players")
     assert GAME.seat_range() == (2, 5)
@@ -82,7 +82,7 @@ def test_wc1_3_a_kind_with_fewer_than_two_left_cannot_be_chosen() -> None:
 
 def test_wc1_3_an_operator_setup_fixes_seats_and_first_seat_and_is_not_fair() -> None:
     start = GAME.start_command(
-        ["a", "b", "c"], GAME.parse_options({}), SEED, {"seats": ["c", "a", "b"], "first_seat": 2}
+        ["a", "b", "c"], GAME.options.parse({}), SEED, {"seats": ["c", "a", "b"], "first_seat": 2}
     )
     events = GAME.decide(GAME.initial_state(), start)
     started_event = of(events, ev.GameStarted)[0]

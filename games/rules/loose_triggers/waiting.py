@@ -14,72 +14,66 @@ also when every seat in it is ready); every other step closes by its player's co
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
+
+from games.rules.core import Step
 
 from .cards import IN_THE_FIRE, is_kind
 from .commands import Aim, BurnLoot, ChooseAction, ClaimSpoils, Command, ElectBagman, GiveLoot, Grab, PickLoot
 from .decide import choosers, default_grab, next_living
 from .state import AIM, CHOOSE, CLAIM, COUNTDOWN, ELECT, GIVE, GRAB_STEP, NO_CARD, PICK, PLAY, State
 
-DEADLINES: Final[dict[str, str]] = {
-    AIM: "deadlines.aim",
-    GIVE: "deadlines.give",
+DEADLINES: Final[dict[str, str]] = {  # the keys of ``deadlines`` (the Countdown's: its own ``seconds``)
+    AIM: "aim",
+    GIVE: "give",
     COUNTDOWN: "countdown",
-    CHOOSE: "deadlines.choose",
-    PICK: "deadlines.pick",
-    CLAIM: "deadlines.pick",
-    GRAB_STEP: "deadlines.pick",
-    ELECT: "deadlines.give",
+    CHOOSE: "choose",
+    PICK: "pick",
+    CLAIM: "pick",
+    GRAB_STEP: "pick",
+    ELECT: "give",
 }
 CLOSED_BY_TABLE: Final[frozenset[str]] = frozenset({AIM, COUNTDOWN, CHOOSE, ELECT})
 READY_FLAGS: Final[frozenset[str]] = frozenset({AIM, CHOOSE})  # LT2.5 (a pass), LT3.3
-
-
-@dataclass(frozen=True, slots=True)
-class GameWaiting:
-    """The step the game waits on. ``seats``: who still has to act (empty for the Countdown: anyone living
-    may aim, nobody must); ``deadline``: the option naming its duration; ``seconds``: the game's own
-    duration (the Countdown), else None (the table's deadline option)."""
-
-    step_no: int
-    step: str
-    seats: frozenset[int]
-    simultaneous: bool
-    deadline: str
-    seconds: int | None
 
 
 def voters(state: State) -> list[int]:
     return [s for s in range(state.n) if state.alive[s] and not state.resigned[s]]
 
 
-def waiting(state: State) -> GameWaiting | None:
+def waiting(state: State) -> Step | None:
+    """The step the game waits on. ``seats``: who still has to act (empty for the Countdown: anyone living
+    may aim, nobody must); ``seconds``: the game's own duration (the aim window, the Countdown), else None
+    (the table's deadline option)."""
     if state.phase != PLAY or state.step is None:
         return None
     step = state.step
     seconds = None
-    simultaneous = False
     if step == GIVE:
         assert state.bagman is not None
         seats = frozenset({state.bagman})
     elif step == AIM:  # LT2.5: every other living, not resigned player passes (or aims)
         seats = frozenset(v for v in voters(state) if v != state.bagman)
-        simultaneous = True
         seconds = state.options.aim
     elif step == COUNTDOWN:
         seats = frozenset()
         seconds = state.options.countdown
     elif step == CHOOSE:
         seats = frozenset(choosers(state))
-        simultaneous = True
     elif step == ELECT:
         seats = frozenset(v for v in voters(state) if state.votes[v] is None)
-        simultaneous = True
     else:
         assert state.pending_seat is not None
         seats = frozenset({state.pending_seat})
-    return GameWaiting(state.step_no, step, seats, simultaneous, DEADLINES[step], seconds)
+    return Step(
+        state.step_no,
+        step,
+        seats,
+        DEADLINES[step],
+        seconds,
+        closes=step in CLOSED_BY_TABLE,
+        ready=step in READY_FLAGS,
+    )
 
 
 def default_command(state: State, seat: int, reason: str) -> Command | None:
