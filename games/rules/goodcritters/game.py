@@ -84,6 +84,10 @@ class GoodCritters:
     player_commands: tuple[type[Any], ...] = cmd.PLAYER_COMMANDS
     event_classes: tuple[type[Any], ...] = ev.EVENT_CLASSES
     types: RulesetTypes = TYPES
+    field_choices: Mapping[tuple[str, str], tuple[str, ...]] = cmd.FIELD_CHOICES
+    enum_names: Mapping[str, tuple[str, ...]] = {}
+    rule_prefix: str = "R"  # RULES.md (the table's R7 too)
+    rulebook: str = "RULES.md"
     sample: Sample = Sample(
         name="Friday heist",
         seats=5,

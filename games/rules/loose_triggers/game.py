@@ -37,6 +37,10 @@ class LooseTriggers:
     player_commands: tuple[type[Any], ...] = types.PLAYER_COMMANDS
     event_classes: tuple[type[Any], ...] = EVENT_CLASSES
     types: RulesetTypes = types.TYPES
+    field_choices: Mapping[tuple[str, str], tuple[str, ...]] = {}  # its string fields are Literals
+    enum_names: Mapping[str, tuple[str, ...]] = {}
+    rule_prefix: str = "LT"
+    rulebook: str = "RULES-loose-triggers.md"
     sample: Sample = Sample(
         name="Saloon at noon",
         seats=5,

@@ -89,6 +89,11 @@ class Game(Protocol[GameState]):
     player_commands: tuple[type[Any], ...]  # what a seat may send (the table adds its own)
     event_classes: tuple[type[Any], ...]
     types: RulesetTypes  # the game's own JSON shapes (view, options, errors); the table adds its own
+    # what the hosting needs of a game beyond its rules (declared, so that the type checker tells a new game):
+    field_choices: Mapping[tuple[str, str], tuple[str, ...]]  # {(command TYPE, field): values}: enums
+    enum_names: Mapping[str, tuple[str, ...]]  # the spec's names of its enums ({"CoinKindEnum": KINDS})
+    rule_prefix: str  # its rule numbers' prefix (``WC`` in ``WC2.3``): the spec's links, the citation test
+    rulebook: str  # its rulebook's file name (``RULES-were-cats.md``), in its folder or the shared one
 
     def seat_range(self) -> tuple[int, int]: ...
 

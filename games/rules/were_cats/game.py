@@ -12,8 +12,8 @@ from games.rules.table.game import Step
 
 from . import serde, types
 from .bots import bot_command
-from .coins import MAX_PLAYERS, MIN_PLAYERS
-from .commands import Command, Resign, StartGame
+from .coins import KINDS, MAX_PLAYERS, MIN_PLAYERS
+from .commands import FIELD_CHOICES, Command, Resign, StartGame
 from .decide import decide
 from .decide import step as decide_step
 from .errors import ERRORS, fail
@@ -38,6 +38,10 @@ class WereCats:
     player_commands: tuple[type[Any], ...] = types.PLAYER_COMMANDS
     event_classes: tuple[type[Any], ...] = EVENT_CLASSES
     types: RulesetTypes = types.TYPES
+    field_choices: Mapping[tuple[str, str], tuple[str, ...]] = FIELD_CHOICES
+    enum_names: Mapping[str, tuple[str, ...]] = {"CoinKindEnum": KINDS}
+    rule_prefix: str = "WC"
+    rulebook: str = "RULES-were-cats.md"
     sample: Sample = Sample(
         name="Full moon",
         seats=3,
