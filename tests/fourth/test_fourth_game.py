@@ -15,10 +15,12 @@ fails here."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -62,6 +64,71 @@ def test_the_toy_game_registered_by_one_entry_is_hosted_and_passes_every_check(
     assert "pebbles" in done.stdout or " passed" in done.stdout
 
 
+def _contracts(env: dict[str, str], *packages: str) -> dict[str, bool]:
+    done = _run([sys.executable, "-m", "tests.fourth.lint_games", *packages], env, 600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    kept: dict[str, bool] = json.loads(done.stdout.strip().splitlines()[-1])
+    return kept
+
+
+GAME_CONTRACTS = (
+    "A hosted game holds only its own rules: deadlines, pauses, absences, hand-overs and messages are the "
+    "table's",
+    "Each game is its own: no game imports another",
+    "The table names no game",
+    "Hosting code knows games only through the registry and the Ruleset protocol",
+)
+
+
 def test_the_import_contracts_cover_the_toy_game(toy_env: dict[str, str]) -> None:
-    done = _run([str(Path(sys.executable).parent / "lint-imports"), "--no-cache"], toy_env, 600)
-    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
+    kept = _contracts(toy_env, "pebbles")
+    assert set(GAME_CONTRACTS) <= set(kept), sorted(kept)
+    assert all(kept.values()), kept
+    # a registered game outside the graph is not left unchecked: the games' contracts break
+    outside = _contracts(toy_env)
+    assert [name for name in GAME_CONTRACTS if outside[name]] == []
+
+
+def test_the_import_contracts_catch_a_toy_game_that_breaks_them(
+    toy_env: dict[str, str], tmp_path: Path
+) -> None:
+    """The same toy, but reaching into another game and into the table's internals: the contracts that list
+    no game see it all the same."""
+    shutil.copytree(HERE / "pebbles", tmp_path / "badpebbles", ignore=shutil.ignore_patterns("__pycache__"))
+    game = tmp_path / "badpebbles" / "game.py"
+    source = game.read_text().replace('SLUG: Final = "pebbles"', 'SLUG: Final = "badpebbles"')
+    game.write_text(
+        source + "\n\nfrom games.rules.table import ruleset  # noqa: E402\n"
+        "from games.rules.were_cats import coins  # noqa: E402\n"
+    )
+    env = {**toy_env, "CRITTERS_EXTRA_GAMES": "badpebbles.game"}
+    env["PYTHONPATH"] = os.pathsep.join((str(tmp_path), env["PYTHONPATH"]))
+    kept = _contracts(env, "badpebbles")
+    assert not kept["Each game is its own: no game imports another"]
+    assert not kept[GAME_CONTRACTS[0]]
+    assert kept["The rules engine is pure: no Django, no service code"]
+
+
+def test_no_import_contract_names_a_game_and_every_games_list_is_expanded() -> None:
+    """The contracts take the games from the registry (``<games>``), and only contract types that expand it
+    use it (a plain ``forbidden`` contract would read ``<games>`` as an unknown outside package, and pass)."""
+    from games.rules.registry import RULESETS, game_folder
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    packages = {
+        ".".join(game_folder(slug).relative_to(ROOT).parts)
+        for slug in RULESETS
+        if game_folder(slug).is_relative_to(ROOT)
+    }
+    assert "games.rules.were_cats" in packages
+    uses = 0
+    for contract in config["contracts"]:
+        names = [
+            v for value in contract.values() if isinstance(value, list) for v in value if isinstance(v, str)
+        ]
+        named = {n for n in names for p in packages if n == p or n.startswith(p + ".")}
+        assert not named, (contract["name"], named)
+        if "<games>" in names:
+            uses += 1
+            assert contract["type"].startswith("games_"), contract["name"]
+    assert uses == len(GAME_CONTRACTS)
