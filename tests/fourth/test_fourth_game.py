@@ -64,6 +64,20 @@ def test_the_toy_game_registered_by_one_entry_is_hosted_and_passes_every_check(
     assert "pebbles" in done.stdout or " passed" in done.stdout
 
 
+def test_the_engine_benchmark_measures_the_toy_game_through_the_table(
+    toy_env: dict[str, str], tmp_path: Path
+) -> None:
+    """bench/engine.py takes the games from the registry: the toy is played through the table (two games,
+    once: a run of the code, not a measurement; its figures are not judged here)."""
+    out = tmp_path / "engine.json"
+    args = [sys.executable, "bench/engine.py", "--only", "table", "--table-games", "pebbles"]
+    done = _run([*args, "--games", "2", "--repeat", "1", "--out", str(out)], toy_env, 600)
+    assert done.returncode in (0, 1), done.stdout[-3000:] + done.stderr[-3000:]  # 1: a target missed
+    assert "table pebbles" in done.stdout
+    figures = json.loads(out.read_text())["table"]["pebbles"]
+    assert figures["games"]["4p/sensible"]["median_ms"] > 0
+
+
 def _contracts(env: dict[str, str], *packages: str) -> dict[str, bool]:
     done = _run([sys.executable, "-m", "tests.fourth.lint_games", *packages], env, 600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
