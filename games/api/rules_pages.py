@@ -213,6 +213,10 @@ def render(markdown: str, start: int) -> list[Passage]:
 # --------------------------------------------------------------------------------------------------
 # where the spec cites each rule number
 # --------------------------------------------------------------------------------------------------
+CITED = re.compile(rf"\[((?:{'|'.join(map(re.escape, RULE_PAGES))})\d+(?:\.\d+)*)\]\(/rules/")
+"""A rule number the spec links (``[WC2.3](/rules/...)``), of any registered game's prefix."""
+
+
 @functools.cache
 def spec_citations() -> dict[str, list[str]]:
     """Rule number → the spec's components and operations whose descriptions cite it (the spec generated
@@ -227,7 +231,7 @@ def spec_citations() -> dict[str, list[str]]:
         if isinstance(node, dict):
             for key, value in node.items():
                 if key in ("description", "summary") and isinstance(value, str):
-                    for m in re.finditer(r"\[((?:R|LT|WC)\d+(?:\.\d+)*)\]\(/rules/", value):
+                    for m in CITED.finditer(value):
                         out.setdefault(m.group(1), set()).add(where)
                 elif key not in ("example", "examples"):
                     walk(value, where)

@@ -62,6 +62,7 @@ ERRORS: Final[dict[str, tuple[ErrorKind, str]]] = {
         ErrorKind.INVALID,
         "Pebbles needs 2 to 4 distinct players and a 32-byte seed (PB1.1).",
     ),
+    "invalid_setup": (ErrorKind.INVALID, "The operator's setup (the first seat) is not valid (PB1.1)."),
     "already_started": (ErrorKind.CONFLICT, "The game has already started."),
     "not_started": (ErrorKind.CONFLICT, "The game has not started yet."),
     "game_over": (ErrorKind.CONFLICT, "The game is over."),
@@ -88,6 +89,7 @@ class StartGame:
     options: Options
     seed: bytes
     fixed_seed: bool = False
+    first_seat: int | None = None  # an operator's setup (PB1.1): the game is then not fair
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,14 +104,14 @@ class Take:
 
 
 @dataclass(frozen=True, slots=True)
-class Pass:
+class SkipTurn:
     """PB2.2: let the turn go by, once per game."""
 
-    TYPE: ClassVar[str] = "Pass"
+    TYPE: ClassVar[str] = "SkipTurn"
     seat: int | None
 
 
-Command = StartGame | Take | Pass
+Command = StartGame | Take | SkipTurn
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +123,7 @@ class GameStarted:
     players: tuple[str, ...]
     options: Options
     fair: bool
+    first_seat: int
     pile: int
     seed: str
     seed_commitment: str
@@ -137,8 +140,8 @@ class PebblesTaken:
 
 
 @dataclass(frozen=True, slots=True)
-class Passed:
-    TYPE: ClassVar[str] = "Passed"
+class TurnSkipped:
+    TYPE: ClassVar[str] = "TurnSkipped"
     VERSION: ClassVar[int] = 1
     seat: int
 
@@ -154,14 +157,14 @@ class GameEnded:
     seed: str
 
 
-Event = GameStarted | PebblesTaken | Passed | GameEnded
-EVENT_CLASSES: Final[tuple[type[Any], ...]] = (GameStarted, PebblesTaken, Passed, GameEnded)
-PLAYER_COMMANDS: Final[tuple[type[Any], ...]] = (Take, Pass)
+Event = GameStarted | PebblesTaken | TurnSkipped | GameEnded
+EVENT_CLASSES: Final[tuple[type[Any], ...]] = (GameStarted, PebblesTaken, TurnSkipped, GameEnded)
+PLAYER_COMMANDS: Final[tuple[type[Any], ...]] = (Take, SkipTurn)
 
 CODEC: Final[Codec[Event, Command]] = Codec(
     game="Pebbles",
     events=EVENT_CLASSES,
-    commands=(StartGame, Take, Pass),
+    commands=(StartGame, Take, SkipTurn),
     system_commands=(StartGame,),
     codecs={Options: options_codec(parse_options, options_to_json)},
     invalid_command=lambda message: RuleError("invalid_command", message, kind=ErrorKind.INVALID),
@@ -203,13 +206,14 @@ def evolve(state: State, event: Event) -> State:
             seed=event.seed,
             seed_commitment=event.seed_commitment,
             pile=event.pile,
+            turn=event.first_seat,
             step_no=1,
         )
     if isinstance(event, PebblesTaken):
         return replace(
             state, pile=event.left, turn=(event.seat + 1) % len(state.players), step_no=state.step_no + 1
         )
-    if isinstance(event, Passed):
+    if isinstance(event, TurnSkipped):
         return replace(
             state,
             passed=state.passed | {event.seat},
@@ -228,11 +232,15 @@ def decide(state: State, command: Command) -> list[Event]:
             fail("invalid_players", f"Pebbles needs {MIN_PLAYERS} to {MAX_PLAYERS} distinct players")
         if len(command.seed) != 32:
             fail("invalid_players", "the seed must be 32 bytes")
+        first = 0 if command.first_seat is None else command.first_seat
+        if not 0 <= first < len(players):
+            fail("invalid_setup", f"first_seat must be a seat, 0 to {len(players) - 1}")
         return [
             GameStarted(
                 players=tuple(players),
                 options=command.options,
-                fair=not command.fixed_seed,
+                fair=not command.fixed_seed and command.first_seat is None,
+                first_seat=first,
                 pile=30 + command.seed[0] % 6,  # PB1.2
                 seed=command.seed.hex(),
                 seed_commitment=seed_commitment(command.seed),
@@ -246,10 +254,10 @@ def decide(state: State, command: Command) -> list[Event]:
         fail("system_only", "a seat's command")
     if command.seat != state.turn:
         fail("not_your_turn", f"it is seat {state.turn}'s turn")
-    if isinstance(command, Pass):
+    if isinstance(command, SkipTurn):
         if command.seat in state.passed:
             fail("pass_used", "this seat has already passed (PB2.2)")
-        return [Passed(seat=command.seat)]
+        return [TurnSkipped(seat=command.seat)]
     if command.reason not in (None, "timeout", "resigned"):
         fail("invalid_reason", "a default's reason is timeout or resigned")
     if not 1 <= command.count <= min(state.options.most, state.pile):
@@ -295,6 +303,12 @@ class PebblesGameOptions(TypedDict):
     most: Annotated[int, Range(2, 3), NewGameRange(2, 3)]
 
 
+class Setup(TypedDict, total=False):
+    """An operator's setup (the game is then not fair): the seat that plays first (PB1.1)."""
+
+    first_seat: int
+
+
 TYPES: Final = RulesetTypes(
     name="Pebbles",
     prefix="PB",
@@ -305,6 +319,7 @@ TYPES: Final = RulesetTypes(
     player_commands=PLAYER_COMMANDS,
     substitutes={Options: PebblesGameOptions, bytes: str},
     errors={code: ErrorCode(kind, meaning) for code, (kind, meaning) in ERRORS.items()},
+    setup=Setup,
 )
 
 
@@ -343,7 +358,19 @@ class Pebbles:
         creator: str | None = None,
         settings: Mapping[str, Any] | None = None,
     ) -> StartGame:
-        return StartGame(seat=None, players=tuple(players), options=options, seed=seed, fixed_seed=fixed_seed)
+        first: int | None = None
+        for key, value in (setup or {}).items():
+            if key != "first_seat" or isinstance(value, bool) or not isinstance(value, int | None):
+                fail("invalid_setup", "the setup is {first_seat: a seat number}")
+            first = value
+        return StartGame(
+            seat=None,
+            players=tuple(players),
+            options=options,
+            seed=seed,
+            fixed_seed=fixed_seed,
+            first_seat=first,
+        )
 
     def initial_state(self) -> State:
         return INITIAL
@@ -394,7 +421,7 @@ class Pebbles:
     def legal_commands(self, state: State, seat: int) -> list[str]:
         if not state.started or state.over or seat != state.turn:
             return []
-        return ["Take"] if seat in state.passed else ["Take", "Pass"]
+        return ["Take"] if seat in state.passed else ["Take", "SkipTurn"]
 
     def view_for(self, state: State, viewer: Viewer) -> JSON:
         view: PebblesView = {
@@ -431,7 +458,7 @@ class Pebbles:
                 seat=seat, count=state.pile % (state.options.most + 1)
             )  # leave a multiple of most + 1
         if seat not in state.passed and (salt + state.step_no) % 5 == 0:
-            return Pass(seat=seat)
+            return SkipTurn(seat=seat)
         return Take(seat=seat, count=1 + (salt + seat + state.step_no) % most)
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from games.rules.core import RuleError
 
-from .game import GAME, Options, Pass, StartGame, State, Take, decide, fold
+from .game import GAME, Options, SkipTurn, StartGame, State, Take, decide, fold
 
 SEED = bytes([7, *range(31)])  # 30 + 7 % 6 = 31 pebbles
 
@@ -25,6 +25,9 @@ def test_seats_in_order_seat_0_first_pb1_1() -> None:
     step = GAME.waiting(state)
     assert step is not None
     assert step.seats == frozenset({0})
+    second = GAME.start_command(["p0", "p1"], Options(), SEED, {"first_seat": 1})  # an operator's setup
+    state = fold(decide(GAME.initial_state(), second))
+    assert (state.turn, state.fair) == (1, False)
     alone = GAME.start_command(["p0"], Options(), SEED)  # the command is made; the rules refuse it
     with pytest.raises(RuleError) as refused:
         decide(GAME.initial_state(), alone)
@@ -46,11 +49,11 @@ def test_take_one_to_most_pb2_1() -> None:
 
 def test_one_pass_per_game_pb2_2() -> None:
     state = started(players=2)
-    state = fold(decide(state, Pass(seat=0)), state)
+    state = fold(decide(state, SkipTurn(seat=0)), state)
     state = fold(decide(state, Take(seat=1, count=1)), state)
     assert GAME.legal_commands(state, 0) == ["Take"]
     with pytest.raises(RuleError) as refused:
-        decide(state, Pass(seat=0))
+        decide(state, SkipTurn(seat=0))
     assert refused.value.code == "pass_used"
 
 
