@@ -119,10 +119,8 @@ def module_paths_made(source: str) -> list[int]:
             if "games.rules." in text or "games/rules/" in text:
                 found.append(node.lineno)
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            parts = [
-                n for n in (node.left, node.right) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-            ]
-            if any("games.rules." in p.value for p in parts):
+            parts = [n.value for n in (node.left, node.right) if isinstance(n, ast.Constant)]
+            if any(isinstance(p, str) and "games.rules." in p for p in parts):
                 found.append(node.lineno)
     return found
 
