@@ -31,6 +31,16 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "were_cats": {"max_rounds": 1},
 }
 SEATS = {"goodcritters": 4, "loose_triggers": 4, "were_cats": 3}
+
+
+def seats_of(slug: str) -> int:
+    return SEATS.get(slug, RULESETS[slug].seat_range()[0])
+
+
+def options_of(slug: str) -> dict[str, Any]:
+    return OPTIONS.get(slug, {})
+
+
 NAMES = {slug: rt.name for slug in RULESETS if (rt := ruleset_types(slug)) is not None}
 """The name of each game's components (``GoodCritters`` in ``GoodCrittersFeedItem``), from its types."""
 
@@ -273,13 +283,13 @@ def test_rule_numbers_link_to_anchors_the_service_serves(spec: Spec) -> None:
 # --------------------------------------------------------------------------------------------------
 def bot_game(slug: str) -> tuple[int, Api]:
     me = make_api()
-    seats = SEATS.get(slug, RULESETS[slug].seat_range()[0])
+    seats = seats_of(slug)
     r = me.post(
         "/api/v1/games",
         {
             "ruleset": slug,
             "seats": seats,
-            "options": OPTIONS.get(slug, {}),
+            "options": options_of(slug),
             "bots": ["sensible"] * (seats - 1),
         },
     )
@@ -327,7 +337,7 @@ def test_feed_state_at_and_record_items_say_their_game(spec: Spec, slug: str) ->
 def test_a_view_before_the_start_has_every_key_null(spec: Spec) -> None:
     for slug, name in NAMES.items():
         me = make_api()
-        r = me.post("/api/v1/games", {"ruleset": slug, "seats": SEATS[slug], "options": OPTIONS[slug]})
+        r = me.post("/api/v1/games", {"ruleset": slug, "seats": seats_of(slug), "options": options_of(slug)})
         assert r.status_code == 201, r.content
         state = me.get(f"/api/v1/games/{r.json()['id']}/state").json()["state"]
         assert (state["ruleset"], state["started"], state["over"]) == (slug, False, False)
@@ -347,9 +357,9 @@ def test_webhook_payloads_say_their_game(spec: Spec) -> None:
             "/api/v1/games",
             {
                 "ruleset": slug,
-                "seats": SEATS[slug],
-                "options": OPTIONS[slug],
-                "bots": ["sensible"] * (SEATS[slug] - 1),
+                "seats": seats_of(slug),
+                "options": options_of(slug),
+                "bots": ["sensible"] * (seats_of(slug) - 1),
             },
         ).json()["id"]
         deliveries = me.get(f"/api/v1/me/webhooks/{hook.json()['id']}/deliveries").json()

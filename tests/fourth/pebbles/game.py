@@ -280,18 +280,19 @@ def fold(events: Iterable[Event], state: State = INITIAL) -> State:
 
 # --- the JSON shapes clients see -------------------------------------------------------------------------
 class PebblesView(TypedDict):
-    """The game as every viewer sees it (nothing is hidden but the seed, until the end)."""
+    """The game as every viewer sees it (nothing is hidden but the seed, until the end); before the start,
+    every key is null but ``ruleset``, ``started`` and ``over``."""
 
     ruleset: Literal["pebbles"]
     started: bool
     over: bool
-    fair: bool
+    fair: bool | None
     viewer: int | None
-    players: list[str]
-    pile: int
+    players: list[str] | None
+    pile: int | None
     turn: int | None
-    step_no: int
-    passed: list[int]
+    step_no: int | None
+    passed: list[int] | None
     scores: list[int] | None
     seed_commitment: str | None
     seed: str | None  # only once over
@@ -424,6 +425,9 @@ class Pebbles:
         return ["Take"] if seat in state.passed else ["Take", "SkipTurn"]
 
     def view_for(self, state: State, viewer: Viewer) -> JSON:
+        if not state.started:
+            empty: dict[str, Any] = dict.fromkeys(PebblesView.__annotations__)
+            return {**empty, "ruleset": "pebbles", "started": False, "over": False}
         view: PebblesView = {
             "ruleset": "pebbles",
             "started": state.started,
