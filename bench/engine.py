@@ -1,6 +1,7 @@
 """Rules-engine benchmark: replay (fold) speed and the time to play whole bot games, for each game.
 
     python bench/engine.py [--games 40] [--repeat 3] [--only goodcritters,loose_triggers,were_cats,table]
+                           [--table-games <slug>,...]
 
 * **GoodCritters** (the hosted ruleset): replay of a corpus of recorded bot games (4-8 players, mixed bots,
   Payoff rules in half of them); whole 5- and 8-player games with ``sensible`` bots and with ``mix`` bots and
@@ -11,7 +12,9 @@
   ``random`` and mixed bots. Targets: replay >= 100,000 events/s; an 8-player game < 10 ms.
 * **Were-cats** (the pure engine): replay of a corpus of bot games (2-5 players); whole 5-player games
   (``were_cats.simulate``) with ``sensible``, ``random`` and mixed bots. Target: a 5-player game < 5 ms.
-* **table**: replay (``Ruleset.fold``) of a corpus of games recorded through each game's registered ruleset
+* **table**: for every registered game but GoodCritters (played through the table in its own section above)
+  (``games.rules.registry``: a new game is measured with no edit here; ``--table-games`` picks some): replay
+  (``Ruleset.fold``) of a corpus of games recorded through each game's registered ruleset
   (``get_ruleset(slug)``: the table's decide wrapping the game's), and whole games through it, driven by the
   ruleset's ``bot_command`` and ``waiting`` in ``play_game``, against the same targets (sensible and mixed
   bots; a table of random bots is reported, not judged: it plays the longest games, which no seat of the
@@ -48,14 +51,20 @@ if str(ROOT) not in sys.path:
 
 from games.rules.loose_triggers import evolve as lt_evolve  # noqa: E402
 from games.rules.loose_triggers import simulate as lt_simulate  # noqa: E402
-from games.rules.registry import get_ruleset  # noqa: E402
+from games.rules.registry import RULESETS, game_folder, get_ruleset  # noqa: E402
 from games.rules.simulate import game_seed, play_game, strategies_for  # noqa: E402
 from games.rules.were_cats import evolve as wc_evolve  # noqa: E402
 from games.rules.were_cats import simulate as wc_simulate  # noqa: E402
 
 REPLAY_TARGET = 100_000  # events/s
 GAME_TARGETS_MS = {"goodcritters": 10.0, "loose_triggers": 10.0, "were_cats": 5.0}
+DEFAULT_TARGET_MS = 10.0  # a game with no target of its own above
 SECTIONS = ("goodcritters", "loose_triggers", "were_cats", "table")
+OWN_TABLE_SECTION = ("goodcritters",)  # played through the table in a section of its own
+
+
+def target_ms(game: str) -> float:
+    return GAME_TARGETS_MS.get(game, DEFAULT_TARGET_MS)
 
 
 def _seed(label: str, i: int) -> bytes:
@@ -181,7 +190,7 @@ def goodcritters(games: int, repeat: int) -> dict[str, Any]:
 
         key = f"{players}p/{bot}" + ("/payoffs" if options else "")
         # the target is for 8 players; 5-player figures are reported against it too (they are smaller)
-        figures = timed_games(one, games, repeat, GAME_TARGETS_MS["goodcritters"])
+        figures = timed_games(one, games, repeat, target_ms("goodcritters"))
         out["games"][key] = figures
         _print_game("goodcritters", key, figures)
     return out
@@ -210,7 +219,7 @@ def pure_engine(game: str, games: int, repeat: int) -> dict[str, Any]:
             return len(events)
 
         key = f"{players}p/{bot}"
-        figures = timed_games(one, games, repeat, GAME_TARGETS_MS[game])
+        figures = timed_games(one, games, repeat, target_ms(game))
         out["games"][key] = figures
         _print_game(game, key, figures)
     return out
@@ -222,12 +231,12 @@ _RULES = str(ROOT / "games" / "rules")
 
 
 def _owner(func: tuple[str, int, str], slug: str) -> str | None:
-    """Whose code ``func`` is: the table's, the game's, the driver's; None for the standard library and
-    builtins (their time goes to their callers)."""
+    """Whose code ``func`` is: the table's, the game's (its registered folder), the driver's; None for the
+    standard library and builtins (their time goes to their callers)."""
     path = func[0]
     if path.startswith(_RULES + "/table/"):
         return "table"
-    if path.startswith(_RULES + f"/{slug}/"):
+    if path.startswith(str(game_folder(slug)) + "/"):
         return "game"
     if path.startswith((_RULES, str(ROOT / "bench"))):
         return "driver"
@@ -291,19 +300,24 @@ def profile_split(play: Callable[[int], int], slug: str, games: int) -> dict[str
     }
 
 
-def table(games: int, repeat: int, pure: dict[str, Any]) -> dict[str, Any]:
+def table_sizes(game: str) -> tuple[int, Sequence[int]]:
+    """The players of the judged games and the sizes of the replay corpus: a pure engine's own, else the
+    game's seat range (its largest table judged)."""
+    if game in PURE:
+        return PURE[game][2], PURE[game][3]
+    low, high = get_ruleset(game).seat_range()
+    return high, range(low, high + 1)
+
+
+def table(games: int, repeat: int, pure: dict[str, Any], only: Sequence[str] | None = None) -> dict[str, Any]:
     """Whole games through each registered ruleset (the table around the game), as the service plays them
     with bots (``play_game``: every seat's bot asked in turn, deadlines expired when no bot moves). These are
     not the pure driver's games (the table's driver asks the seats in another order and the table adds its
     own events), so the table's part is measured within the same games, by profiling."""
     out: dict[str, Any] = {}
-    for game, (_play, _fold, players, _sizes) in PURE.items():
-        try:
-            ruleset = get_ruleset(game)
-        except KeyError:
-            print(f"table {game}: not registered yet, skipped")
-            out[game] = None
-            continue
+    for game in only if only is not None else [s for s in RULESETS if s not in OWN_TABLE_SECTION]:
+        ruleset = get_ruleset(game)
+        players, _sizes = table_sizes(game)
         options = ruleset.parse_options({})
         logs = []
         for i in range(games):
@@ -341,7 +355,7 @@ def table(games: int, repeat: int, pure: dict[str, Any]) -> dict[str, Any]:
                 return len(record.events)
 
             key = f"{players}p/{bot}"
-            figures = timed_games(one, games, repeat, GAME_TARGETS_MS[game])
+            figures = timed_games(one, games, repeat, target_ms(game))
             if bot == "random":
                 # judged on the engine (above), reported here: a table of random bots plays the longest
                 # games (Were-cats: ~1,200 events, 5 x a sensible game), which no seat of the service plays
@@ -385,12 +399,21 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=40, help="seeds per measurement")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each seed (and x3 folds of a corpus)")
     parser.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections to run")
+    parser.add_argument(
+        "--table-games",
+        default="",
+        help="comma-separated registered games for the table section (default: all)",
+    )
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "engine.json"))
     args = parser.parse_args()
     only = [s for s in args.only.split(",") if s]
     for section in only:
         if section not in SECTIONS:
             parser.error(f"unknown section {section!r} (sections: {', '.join(SECTIONS)})")
+    table_games = [s for s in args.table_games.split(",") if s] or None
+    for game in table_games or ():
+        if game not in RULESETS:
+            parser.error(f"unknown game {game!r} (registered: {', '.join(RULESETS)})")
 
     results: dict[str, Any] = {
         "python": platform.python_version(),
@@ -402,11 +425,11 @@ def main() -> int:
     }
     if "goodcritters" in only:
         results["goodcritters"] = goodcritters(args.games, args.repeat)
-    for game in ("loose_triggers", "were_cats"):
+    for game in PURE:
         if game in only:
             results[game] = pure_engine(game, args.games, args.repeat)
     if "table" in only:
-        results["table"] = table(args.games, args.repeat, results)
+        results["table"] = table(args.games, args.repeat, results, table_games)
     results["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     results["all_targets_met"] = _all_met(results)
     out = Path(args.out)

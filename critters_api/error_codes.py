@@ -5,8 +5,8 @@ checked against every ``Problem(...)``/``problem_http_response(...)`` in the cod
 ``tests/api/test_error_catalogue.py``) and each ruleset's rule errors (``RulesetTypes.errors``, e.g.
 ``games/rules/goodcritters/errors.py``; their status from their kind). The OpenAPI schema lists, per
 operation and status, the codes of the scopes that operation has (``critters_api.schema.AutoSchema``);
-``docs/ERRORS.md`` is this catalogue as a page (``python -m critters_api.error_codes > docs/ERRORS.md``;
-a test keeps it current).
+``docs/ERRORS.md`` is the service's codes as a page and each game's folder has its rule errors' page
+``ERRORS.md`` (``python -m critters_api.error_codes --write`` writes them all; a test keeps them current).
 
 A scope says where a code can come from:
 
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
+from pathlib import Path
 
 from games.errors import Refusal
 from games.rules.core import ErrorKind, RulesetTypes
@@ -288,25 +289,70 @@ def codes_by_status(scopes: Iterable[str]) -> dict[int, list[ErrorEntry]]:
     return {status: sorted(codes.values(), key=lambda e: e.code) for status, codes in sorted(out.items())}
 
 
-def markdown() -> str:
+def markdown(ruleset: str | None = None) -> str:
+    """The catalogue as a page: the hosting's errors (``docs/ERRORS.md``), or with ``ruleset`` that game's
+    rule errors (``ERRORS.md`` in the game's folder: a new game brings its own page; the hosting's names
+    none)."""
+    if ruleset is not None:
+        return _game_markdown(ruleset)
     lines = [
         "# Error codes",
         "",
         "Every error is `application/problem+json` (RFC 9457) with a stable machine `code`.",
         "This page is generated from the catalogue in the code",
-        "(`python -m critters_api.error_codes > docs/ERRORS.md`;",
+        "(`python -m critters_api.error_codes --write`;",
         "`tests/api/test_error_catalogue.py` fails when it is out of date).",
         "The OpenAPI schema lists, for each operation and status, the codes it can answer",
         "(`x-codes` on each problem response).",
         "",
+        "A game's rules refuse commands with codes of their own (status 422 `invalid`, 409 `conflict` or 403",
+        "`forbidden`): each game's are on the page `ERRORS.md` of its folder (e.g.",
+        "[`games/rules/were_cats/ERRORS.md`](../games/rules/were_cats/ERRORS.md)), generated the same way.",
+        "",
         "| code | status | where | meaning |",
         "| --- | --- | --- | --- |",
     ]
-    for entry in sorted(catalogue(), key=lambda e: (e.ruleset or "", e.code, e.status, e.scope)):
-        where = f"rules ({entry.ruleset})" if entry.ruleset else entry.scope
-        lines.append(f"| `{entry.code}` | {entry.status} | {where} | {entry.meaning} |")
+    for entry in sorted(SERVICE_ERRORS, key=lambda e: (e.code, e.status, e.scope)):
+        lines.append(f"| `{entry.code}` | {entry.status} | {entry.scope} | {entry.meaning} |")
     return "\n".join(lines) + "\n"
 
 
+def _game_markdown(ruleset: str) -> str:
+    from games.rules.registry import game_of
+
+    lines = [
+        f"# Rule errors of {game_of(ruleset).name} (`{ruleset}`)",
+        "",
+        "The codes with which this game's rules refuse a command, as `application/problem+json` (RFC 9457);",
+        "the hosting's own codes are in `docs/ERRORS.md`. This page is generated from the game's catalogue",
+        "(`python -m critters_api.error_codes --write`; `tests/api/test_error_catalogue.py` fails when it is",
+        "out of date).",
+        "",
+        "| code | status | meaning |",
+        "| --- | --- | --- |",
+    ]
+    for entry in sorted((e for e in rule_errors() if e.ruleset == ruleset), key=lambda e: (e.code, e.status)):
+        lines.append(f"| `{entry.code}` | {entry.status} | {entry.meaning} |")
+    return "\n".join(lines) + "\n"
+
+
+def pages() -> dict[Path, str]:
+    """Every page of the catalogue by its path: ``docs/ERRORS.md`` and each registered game's
+    ``ERRORS.md``."""
+    from games.rules.registry import RULESETS, game_folder
+
+    out = {Path(__file__).resolve().parent.parent / "docs" / "ERRORS.md": markdown()}
+    for slug in RULESETS:
+        out[game_folder(slug) / "ERRORS.md"] = markdown(slug)
+    return out
+
+
 if __name__ == "__main__":
-    print(markdown(), end="")
+    import sys
+
+    if sys.argv[1:] == ["--write"]:
+        for path, text in pages().items():
+            path.write_text(text, encoding="utf-8")
+            print(path)
+    else:
+        print(markdown(sys.argv[1] if len(sys.argv) > 1 else None), end="")

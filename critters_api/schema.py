@@ -260,12 +260,3 @@ class AutoSchema(SpectacularAutoSchema):
             isinstance(p, type) and issubclass(p, serializers.Serializer)
             for p in getattr(self, "_critters_query_params", [])
         ) or bool(getattr(self.view, "query_params_documented", False))
-
-
-def add_components(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
-    """Post-processing hook: the components generated from the rulesets' types (games.api.schema)."""
-    from games.api.schema import ruleset_components
-
-    schemas = result.setdefault("components", {}).setdefault("schemas", {})
-    schemas.update(ruleset_components())
-    return result

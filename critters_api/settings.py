@@ -13,6 +13,8 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from critters_api.enum_names import EnumNames
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
@@ -229,9 +231,9 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "GoodCritters play-by-web API",
+    # {games}: the registered games, named from the registry by games.api.schema.add_components
     "DESCRIPTION": (
-        "Event-sourced REST API for playing divide-the-loot games by web: GoodCritters (`goodcritters`), "
-        "Loose Triggers, Smoking Barrels (`loose_triggers`) and Were-cats (`were_cats`); a game's `ruleset` "
+        "Event-sourced REST API for playing divide-the-loot games by web: {games}; a game's `ruleset` "
         "says which (`POST /games` takes it). Every error is `application/problem+json` (RFC 9457) with a "
         "stable machine `code`. Authenticate with `Authorization: Bearer <token>`."
     ),
@@ -242,20 +244,21 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    "ENUM_NAME_OVERRIDES": {
-        "BotStrategyEnum": "games.services.lobby.BOT_STRATEGIES",
-        "GameStatusEnum": "games.models.GameStatus",
-        "NotificationTypeEnum": "notifications.models.NotificationType",
-        "EndpointKindEnum": "notifications.models.EndpointKind",
-        "MailKindEnum": "notifications.models.MailKind",
-        "MailDeliveryEnum": "notifications.models.DeliveryMode",
-        "CoinKindEnum": "games.rules.were_cats.coins.KINDS",
-    },
+    "ENUM_NAME_OVERRIDES": EnumNames(
+        {  # and each registered game's own (its enum_names)
+            "BotStrategyEnum": "games.services.lobby.BOT_STRATEGIES",
+            "GameStatusEnum": "games.models.GameStatus",
+            "NotificationTypeEnum": "notifications.models.NotificationType",
+            "EndpointKindEnum": "notifications.models.EndpointKind",
+            "MailKindEnum": "notifications.models.MailKind",
+            "MailDeliveryEnum": "notifications.models.DeliveryMode",
+        }
+    ),
     "APPEND_COMPONENTS": {},
     "AUTHENTICATION_WHITELIST": ["players.auth.BearerTokenAuthentication"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "critters_api.schema.add_components",
+        "games.api.schema.add_components",
         "notifications.schema.add_stream_path",
         "games.api.contract.one_contract",  # last: narrowing by ruleset, markup, rule links (issue #24)
     ],

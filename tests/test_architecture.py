@@ -74,7 +74,7 @@ def slug_branches(source: str) -> list[tuple[int, str]]:
 
 def test_no_hosting_module_branches_on_a_ruleset_slug() -> None:
     """A game's knowledge lives in its package (games/rules/<game>/), published through the registry, the
-    ``Ruleset`` protocol and the conventions of games/api/bindings.py (``FIELD_CHOICES``...)."""
+    ``Ruleset`` protocol and what its ``Game`` declares (``field_choices``, ``rule_prefix``...)."""
     files = list(hosting_files())
     assert len(files) > 50  # the walk found the hosting code
     problems = []
@@ -105,6 +105,38 @@ def test_no_hosting_module_branches_on_a_ruleset_slug() -> None:
 )
 def test_the_check_sees_a_branch_and_only_a_branch(source: str, expected: list[tuple[int, str]]) -> None:
     assert slug_branches(source) == expected
+
+
+def module_paths_made(source: str) -> list[int]:
+    """Lines that make a module path of the rules from a value (``f"games.rules.{slug}.commands"``,
+    ``"games.rules." + slug``): a game found by where it lives rather than by what it declares."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.JoinedStr) and any(isinstance(v, ast.FormattedValue) for v in node.values):
+            text = "".join(
+                v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)
+            )
+            if "games.rules." in text or "games/rules/" in text:
+                found.append(node.lineno)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            parts = [n.value for n in (node.left, node.right) if isinstance(n, ast.Constant)]
+            if any(isinstance(p, str) and "games.rules." in p for p in parts):
+                found.append(node.lineno)
+    return found
+
+
+def test_no_hosting_module_finds_a_game_by_its_module_path() -> None:
+    """A new game is told by the type checker what to provide (its ``Game``), not by a convention of module
+    names the hosting code imports (as ``FIELD_CHOICES`` was found: ``games.rules.<slug>.commands``)."""
+    problems = [
+        f"{path.relative_to(ROOT).as_posix()}:{line}: a module path of the rules made from a value"
+        for path in hosting_files()
+        for line in module_paths_made(path.read_text())
+    ]
+    assert not problems, "\n".join(problems)
+    assert module_paths_made('importlib.import_module(f"games.rules.{slug}.commands")\n') == [1]
+    assert module_paths_made('x = "games.rules." + slug\n') == [1]
+    assert module_paths_made('x = f"/rules/{slug}"\n') == []
 
 
 def test_the_published_task_names_are_the_registered_tasks() -> None:

@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from games.rules.registry import RULESETS
+from games.rules.registry import RULESETS, rule_prefixes
 
 from .bindings import ruleset_types
 from .schema import REF, Builder
@@ -205,12 +205,16 @@ def split_by_ruleset(schemas: dict[str, Any]) -> None:
 # --------------------------------------------------------------------------------------------------
 _ROLE = re.compile(r":(?:class|func|meth|mod|attr|data|obj|exc|ref):`~?([^`]+)`")
 _DOUBLE = re.compile(r"``([^`]+?)``")
-RULE_NUMBER = re.compile(r"(?<![\w/#\[.-])(R|LT|WC)(\d+(?:\.\d+)*)(?![\w\]]|\.\d)")
-"""A rule number as the spec cites it: ``R2.4`` (RULES.md: GoodCritters and the table), ``LT3.1`` (Loose
-Triggers), ``WC2.3`` (Were-cats); not one already linked."""
+RULE_PAGES = rule_prefixes()
+"""A rule number's prefix → the game whose served rules page (``/rules/{slug}``) has its anchor: each game
+declares its prefix (``rule_prefix``; ``R``: RULES.md, GoodCritters and the table's R7)."""
 
-RULE_PAGES = {"R": "goodcritters", "LT": "loose_triggers", "WC": "were_cats"}
-"""A rule number's prefix → the game whose served rules page (``/rules/{slug}``) has its anchor."""
+RULE_NUMBER = re.compile(
+    rf"(?<![\w/#\[.-])({'|'.join(sorted(map(re.escape, RULE_PAGES), key=lambda p: (-len(p), p)))})"
+    r"(\d+(?:\.\d+)*)(?![\w\]]|\.\d)"
+)
+"""A rule number as the spec cites it: ``R2.4``, ``LT3.1``, ``WC2.3``... (a registered game's prefix); not
+one already linked."""
 
 
 def rule_link(prefix: str, number: str) -> str:

@@ -174,7 +174,7 @@ def public_hashes(slug: str = DEFAULT_RULESET) -> list[str]:
 def viewer_state_value(viewer: int = 2, slug: str = DEFAULT_RULESET) -> dict[str, Any]:
     rs = get_ruleset(slug)
     events, state = sample_game(slug)
-    names = ["bonnie", "clyde", "louie", "dewey", "huey"][: len(rs.view_for(state, None)["seats"])]
+    names = ["bonnie", "clyde", "louie", "dewey", "huey"][: _sample_of(slug).seats]  # the sample's seats
     waiting = rs.waiting(state)
     assert waiting is not None
     due_at = None if waiting.due_at is None else waiting.due_at.isoformat().replace("+00:00", "Z")

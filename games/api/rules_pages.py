@@ -29,7 +29,7 @@ from django.http import HttpRequest, HttpResponse
 from critters_api import throttling
 from critters_api.problems import problem_http_response
 from critters_api.schema_view import _lock as generator_lock  # drf-spectacular's generator is not thread-safe
-from games.rules.registry import RULESETS
+from games.rules.registry import RULESETS, game_folder, game_of
 
 from .contract import RULE_NUMBER, RULE_PAGES, rule_link
 
@@ -37,22 +37,21 @@ RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
 
 
 def _notes(slug: str) -> tuple[Path, ...]:
-    """A game's notes: the README of its folder (``games/rules/<slug>/``; the engine's own README holds the
-    first game's rulings), then the table's, which rules for every game."""
-    own = RULES_DIR / slug / "README.md"
+    """A game's notes: the README of its folder (the registered game's package; the engine's own README
+    holds the first game's rulings), then the table's, which rules for every game."""
+    own = game_folder(slug) / "README.md"
     return (own if own.is_file() else RULES_DIR / "README.md", RULES_DIR / "table" / "README.md")
 
 
 def _title(slug: str) -> str:
     """The game's name for people (the hosted game's ``name``), from the registry."""
-    game = getattr(RULESETS[slug], "game", None)
-    return str(getattr(game, "name", slug))
+    return game_of(slug).name
 
 
 GAMES: dict[str, tuple[str, tuple[Path, ...]]] = {slug: (_title(slug), _notes(slug)) for slug in RULESETS}
 """slug → (title, the notes its page is made of)."""
 
-PREFIX_OF = {slug: prefix for prefix, slug in RULE_PAGES.items()}
+PREFIX_OF = {slug: prefix for prefix, slug in RULE_PAGES.items()}  # each game declares it (rule_prefix)
 """slug → the prefix of its rule numbers (``R``: RULES.md, GoodCritters and the table's R7)."""
 
 STYLE = (
@@ -214,6 +213,10 @@ def render(markdown: str, start: int) -> list[Passage]:
 # --------------------------------------------------------------------------------------------------
 # where the spec cites each rule number
 # --------------------------------------------------------------------------------------------------
+CITED = re.compile(rf"\[((?:{'|'.join(map(re.escape, RULE_PAGES))})\d+(?:\.\d+)*)\]\(/rules/")
+"""A rule number the spec links (``[WC2.3](/rules/...)``), of any registered game's prefix."""
+
+
 @functools.cache
 def spec_citations() -> dict[str, list[str]]:
     """Rule number → the spec's components and operations whose descriptions cite it (the spec generated
@@ -228,7 +231,7 @@ def spec_citations() -> dict[str, list[str]]:
         if isinstance(node, dict):
             for key, value in node.items():
                 if key in ("description", "summary") and isinstance(value, str):
-                    for m in re.finditer(r"\[((?:R|LT|WC)\d+(?:\.\d+)*)\]\(/rules/", value):
+                    for m in CITED.finditer(value):
                         out.setdefault(m.group(1), set()).add(where)
                 elif key not in ("example", "examples"):
                     walk(value, where)
@@ -269,7 +272,8 @@ def game_page(slug: str) -> str:
             continue
         made = render(text, len(passages))
         passages += made
-        where = source.relative_to(RULES_DIR.parent.parent)
+        root = RULES_DIR.parent.parent
+        where = source.relative_to(root) if source.is_relative_to(root) else Path(slug) / source.name
         parts.append(
             f'<section><p class="muted">From <code>{escape(str(where))}</code>:</p>'
             + "".join(f'<div id="{escape(p.anchor)}">{p.html}</div>' for p in made)

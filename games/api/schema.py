@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from games.rules.core import NewGameRange, Range, RulesetTypes
-from games.rules.registry import RULESETS
+from games.rules.registry import HOSTED, RULESETS
 
 from .bindings import ruleset_types
 
@@ -463,3 +463,14 @@ def _merged(components: dict[str, Any], names: list[str]) -> dict[str, Any]:
         },
         "additionalProperties": False,
     }
+
+
+def add_components(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """Post-processing hook (settings ``SPECTACULAR_SETTINGS``): the components generated from the rulesets'
+    types, and the registered games named in the spec's description (the settings name none)."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.update(ruleset_components())
+    info = result.setdefault("info", {})
+    games = ", ".join(f"{game.name} (`{slug}`)" for slug, game in HOSTED.items())
+    info["description"] = info.get("description", "").replace("{games}", games)
+    return result

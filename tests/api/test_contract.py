@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from games.api.bindings import ruleset_types
 from games.api.contract import DEPRECATED, NESTED_NAMES, RULE_NUMBER
 from games.audit.verify import verify_record
 from games.rules.registry import RULESETS
@@ -24,13 +25,24 @@ from tests.conftest import Api, make_api
 from tests.spec_tools import Spec
 
 REF = "#/components/schemas/"
+# short games where the options allow one (any other registered game: no options, its fewest seats)
 OPTIONS: dict[str, dict[str, Any]] = {
     "goodcritters": {"fuzz_depth": [0.06, 0.08]},  # the Fuzz! near the top (R1.5): a short game
-    "loose_triggers": {},
     "were_cats": {"max_rounds": 1},
 }
 SEATS = {"goodcritters": 4, "loose_triggers": 4, "were_cats": 3}
-NAMES = {"goodcritters": "GoodCritters", "loose_triggers": "LooseTriggers", "were_cats": "WereCats"}
+
+
+def seats_of(slug: str) -> int:
+    return SEATS.get(slug, RULESETS[slug].seat_range()[0])
+
+
+def options_of(slug: str) -> dict[str, Any]:
+    return OPTIONS.get(slug, {})
+
+
+NAMES = {slug: rt.name for slug in RULESETS if (rt := ruleset_types(slug)) is not None}
+"""The name of each game's components (``GoodCritters`` in ``GoodCrittersFeedItem``), from its types."""
 
 
 def walk(node: Any, path: str = "") -> Iterator[tuple[str, Any]]:
@@ -271,10 +283,15 @@ def test_rule_numbers_link_to_anchors_the_service_serves(spec: Spec) -> None:
 # --------------------------------------------------------------------------------------------------
 def bot_game(slug: str) -> tuple[int, Api]:
     me = make_api()
-    seats = SEATS[slug]
+    seats = seats_of(slug)
     r = me.post(
         "/api/v1/games",
-        {"ruleset": slug, "seats": seats, "options": OPTIONS[slug], "bots": ["sensible"] * (seats - 1)},
+        {
+            "ruleset": slug,
+            "seats": seats,
+            "options": options_of(slug),
+            "bots": ["sensible"] * (seats - 1),
+        },
     )
     assert r.status_code == 201, r.content
     return r.json()["id"], me
@@ -320,7 +337,7 @@ def test_feed_state_at_and_record_items_say_their_game(spec: Spec, slug: str) ->
 def test_a_view_before_the_start_has_every_key_null(spec: Spec) -> None:
     for slug, name in NAMES.items():
         me = make_api()
-        r = me.post("/api/v1/games", {"ruleset": slug, "seats": SEATS[slug], "options": OPTIONS[slug]})
+        r = me.post("/api/v1/games", {"ruleset": slug, "seats": seats_of(slug), "options": options_of(slug)})
         assert r.status_code == 201, r.content
         state = me.get(f"/api/v1/games/{r.json()['id']}/state").json()["state"]
         assert (state["ruleset"], state["started"], state["over"]) == (slug, False, False)
@@ -340,9 +357,9 @@ def test_webhook_payloads_say_their_game(spec: Spec) -> None:
             "/api/v1/games",
             {
                 "ruleset": slug,
-                "seats": SEATS[slug],
-                "options": OPTIONS[slug],
-                "bots": ["sensible"] * (SEATS[slug] - 1),
+                "seats": seats_of(slug),
+                "options": options_of(slug),
+                "bots": ["sensible"] * (seats_of(slug) - 1),
             },
         ).json()["id"]
         deliveries = me.get(f"/api/v1/me/webhooks/{hook.json()['id']}/deliveries").json()

@@ -19,7 +19,7 @@ from games.api import examples
 from games.api.bindings import ruleset_types
 from games.api.commands import snake
 from games.rules.core import Context, RuleError
-from games.rules.registry import RULESETS, get_ruleset
+from games.rules.registry import RULESETS, game_of, get_ruleset
 from games.rules.simulate import play_game
 from tests.spec_tools import Spec
 
@@ -274,14 +274,31 @@ def table_game(slug: str, n: int, options: dict[str, Any], seed: int) -> Iterato
     raise AssertionError(f"{slug}: the game did not end")
 
 
+SAMPLE_GAMES: list[tuple[str, int, dict[str, Any], int]] = [
+    (slug, sample.seats, dict(sample.options), 1)
+    for slug in RULESETS
+    if game_of(slug).facts is None and (sample := examples._sample_of(slug))
+]
+"""Every registered game the table writes the facts of (all but GoodCritters, whose own events carry them),
+with its sample's seats and options: a new game is checked with no edit here."""
+
+
+@pytest.mark.parametrize(("slug", "n", "options", "seed"), SAMPLE_GAMES, ids=lambda v: str(v))
+def test_every_registered_games_json_validates_against_the_generated_types(
+    spec: Spec, slug: str, n: int, options: dict[str, Any], seed: int
+) -> None:
+    test_a_table_games_json_validates_against_the_generated_types(spec, slug, n, options, seed)
+
+
 @pytest.mark.parametrize(("slug", "n", "options", "seed"), TABLE_GAMES, ids=lambda v: str(v))
 def test_a_table_games_json_validates_against_the_generated_types(
     spec: Spec, slug: str, n: int, options: dict[str, Any], seed: int
 ) -> None:
-    """A game of Loose Triggers or Were-cats, with everything the table adds: after every command, the view
-    of every seat and a spectator validates against ``GameView`` and the ruleset's own view; every event as
-    each viewer sees it (and unredacted, as the record has it) against ``Event`` and its own type; every
-    command as the record stores it; the options in full; the legal commands are command names."""
+    """A game of Loose Triggers or Were-cats (or any game above), with everything the table adds: after every
+    command, the view of every seat and a spectator validates against ``GameView`` and the ruleset's own
+    view; every event as each viewer sees it (and unredacted, as the record has it) against ``Event`` and its
+    own type; every command as the record stores it; the options in full; the legal commands are command
+    names."""
     rs = get_ruleset(slug)
     rt = ruleset_types(slug)
     assert rt is not None
@@ -380,7 +397,7 @@ def _bounded(
             yield (*path, key), sub
 
 
-@pytest.mark.parametrize("slug", sorted({game[0] for game in TABLE_GAMES}))
+@pytest.mark.parametrize("slug", sorted({game[0] for game in [*TABLE_GAMES, *SAMPLE_GAMES]}))
 def test_the_options_bounds_the_spec_declares_are_the_rules(spec: Spec, slug: str) -> None:
     """Each bounded option of a table game: its bounds are accepted by the spec and the rules alike, one
     past them refused by both (the rules naming the option in ``details.key``); so is an unknown key."""

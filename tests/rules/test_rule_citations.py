@@ -1,7 +1,9 @@
-"""Every numbered rule of each game's rules document is cited by at least one test of that game's folder:
-GoodCritters' RULES.md (R1.1 ...) by ``tests/rules/test_*.py``, RULES-loose-triggers.md (LT1.1 ...) by
-``tests/rules/loose_triggers``, RULES-were-cats.md (WC1.1 ...) by ``tests/rules/were_cats``. A test cites a
-rule by its number (``R4.2``) or in its name (``test_..._r4_2``)."""
+"""Every numbered rule of each registered game's rulebook is cited by at least one test of that game: the game
+declares its rulebook (``rulebook``, found in its folder or in the shared folder next to the checkout) and the
+prefix of its numbers (``rule_prefix``); its tests are ``tests/rules/<slug>/test_*.py`` (the first game's,
+GoodCritters', are ``tests/rules/test_*.py``) and any ``test_*.py`` in its own folder. E.g. RULES.md
+(R1.1 ...) by ``tests/rules/test_*.py``, RULES-were-cats.md (WC1.1 ...) by ``tests/rules/were_cats``. A test
+cites a rule by its number (``R4.2``) or in its name (``test_..._r4_2``)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from games.rules.registry import RULESETS, game_folder, game_of
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -21,8 +25,9 @@ SHARED = (REPO.parent / "shared", REPO.parent.parent / "shared")
 class Rules:
     document: str
     prefix: str  # R, LT, WC
-    tests: Path  # the folder whose test_*.py files cite them
-    at_least: int  # so that a document whose format changed does not pass with nothing to check
+    folders: tuple[Path, ...]  # the folders whose test_*.py files cite them
+    places: tuple[Path, ...]  # where the document is looked for
+    at_least: int = 5  # so that a document whose format changed does not pass with nothing to check
 
     def numbered(self, text: str) -> set[str]:
         found = re.findall(rf"^- {self.prefix}(\d+)\.(\d+)", text, flags=re.MULTILINE)
@@ -30,7 +35,7 @@ class Rules:
 
     def cited(self) -> set[str]:
         cited: set[str] = set()
-        for path in self.tests.glob("test_*.py"):
+        for path in (p for folder in self.folders for p in folder.glob("test_*.py")):
             if path.resolve() == Path(__file__).resolve():
                 continue
             text = path.read_text(encoding="utf-8")
@@ -42,11 +47,25 @@ class Rules:
         return cited
 
 
-GAMES = {
-    "goodcritters": Rules("RULES.md", "R", HERE, 30),
-    "loose_triggers": Rules("RULES-loose-triggers.md", "LT", HERE / "loose_triggers", 30),
-    "were_cats": Rules("RULES-were-cats.md", "WC", HERE / "were_cats", 12),
-}
+def rules_of(slug: str) -> Rules:
+    """A registered game's rulebook and its tests, from what it declares."""
+    game, folder = game_of(slug), game_folder(slug)
+    own_tests = HERE / slug
+    return Rules(
+        game.rulebook,
+        game.rule_prefix,
+        (own_tests if own_tests.is_dir() else HERE, folder),
+        (folder, *SHARED),
+    )
+
+
+GAMES = {slug: rules_of(slug) for slug in RULESETS}
+
+
+def test_the_games_are_taken_from_the_registry() -> None:
+    assert set(GAMES) == set(RULESETS)
+    assert GAMES["were_cats"].folders[0] == HERE / "were_cats"
+    assert GAMES["goodcritters"].folders[0] == HERE  # the first game's tests are the folder's own
 
 
 def _order(rule: str) -> tuple[int, ...]:
@@ -56,10 +75,13 @@ def _order(rule: str) -> tuple[int, ...]:
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_every_numbered_rule_is_cited_by_a_test_of_its_game(game: str) -> None:
     rules = GAMES[game]
-    path = next((folder / rules.document for folder in SHARED if (folder / rules.document).exists()), None)
+    path = next((place / rules.document for place in rules.places if (place / rules.document).exists()), None)
     if path is None:
-        pytest.skip(f"{rules.document} not found in the shared folder next to the checkout")
+        pytest.skip(
+            f"{rules.document} not found in the game's folder nor the shared folder next to the checkout"
+        )
     numbered = rules.numbered(path.read_text(encoding="utf-8"))
     assert len(numbered) >= rules.at_least, f"too few numbered rules found in {rules.document}"
     missing = sorted(numbered - rules.cited(), key=_order)
-    assert not missing, f"rules not cited by any test in {rules.tests}: {', '.join(missing)}"
+    where = " or ".join(str(f) for f in rules.folders)
+    assert not missing, f"rules not cited by any test in {where}: {', '.join(missing)}"

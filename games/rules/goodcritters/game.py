@@ -11,6 +11,8 @@ made before the table re-decides to the same events.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Final
 
 from games.rules.core import JSON, Sample
@@ -50,6 +52,10 @@ class GoodCritters(Game[State]):
     codec = CODEC
     options = GameOptions(parse_options, options_to_json)
     initial = INITIAL_STATE
+    field_choices = cmd.FIELD_CHOICES
+    enum_names: Mapping[str, tuple[str, ...]] = MappingProxyType({})
+    rule_prefix = "R"  # RULES.md (the table's R7 too)
+    rulebook = "RULES.md"
     sample = Sample(
         name="Friday heist",
         seats=5,

@@ -4,6 +4,7 @@ absences and messages are the table's."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final
 
@@ -37,6 +38,12 @@ class LooseTriggers(Game[State]):
     codec = CODEC
     options = GameOptions(parse_options, options_to_json)
     initial = INITIAL_STATE
+    field_choices: Mapping[tuple[str, str], tuple[str, ...]] = MappingProxyType(
+        {}
+    )  # its string fields are Literals
+    enum_names: Mapping[str, tuple[str, ...]] = MappingProxyType({})
+    rule_prefix = "LT"
+    rulebook = "RULES-loose-triggers.md"
     # LT2.5's ``deadlines.aim`` is the game's own (0: no window, which only the game can tell; ruling 25)
     own_deadlines = OWN_DEADLINES
     # the rules this code plays, oldest first, each game to its end under the rules it started with (ruling

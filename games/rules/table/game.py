@@ -173,6 +173,27 @@ class Game(abc.ABC, Generic[GameState]):
     def initial(self) -> GameState:
         """The state before the first event."""
 
+    # what the hosting needs of a game beyond its rules (declared, so that the type checker tells a new game)
+    @property
+    @abc.abstractmethod
+    def field_choices(self) -> Mapping[tuple[str, str], tuple[str, ...]]:
+        """``{(command TYPE, field): values}``: the enums of its commands' fields."""
+
+    @property
+    @abc.abstractmethod
+    def enum_names(self) -> Mapping[str, tuple[str, ...]]:
+        """The spec's names of its enums (``{"CoinKindEnum": KINDS}``)."""
+
+    @property
+    @abc.abstractmethod
+    def rule_prefix(self) -> str:
+        """Its rule numbers' prefix (``WC`` in ``WC2.3``): the spec's links, the citation test."""
+
+    @property
+    @abc.abstractmethod
+    def rulebook(self) -> str:
+        """Its rulebook's file name (``RULES-were-cats.md``), in its folder or the shared one."""
+
     # --- what a game may declare (these are the defaults) -----------------------------------------
     sample: Sample | None = None  # the spec's examples (core.Sample)
     # the game's own keys of the table option ``deadlines`` (LT2.5's ``aim``: the game reads it itself)

@@ -3,14 +3,15 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Final
 
 from games.rules.core import Sample
 from games.rules.table.game import Game, GameOptions
 
 from .bots import bot_command
-from .coins import MAX_PLAYERS, MIN_PLAYERS
-from .commands import Resign
+from .coins import KINDS, MAX_PLAYERS, MIN_PLAYERS
+from .commands import FIELD_CHOICES, Resign
 from .decide import decide, step
 from .events import EVENT_CLASSES
 from .evolve import evolve, fold
@@ -38,6 +39,10 @@ class WereCats(Game[State]):
     codec = CODEC
     options = GameOptions(parse_options, options_to_json)
     initial = INITIAL_STATE
+    field_choices = FIELD_CHOICES
+    enum_names = MappingProxyType({"CoinKindEnum": KINDS})
+    rule_prefix = "WC"
+    rulebook = "RULES-were-cats.md"
     sample = Sample(
         name="Full moon",
         seats=3,
