@@ -68,6 +68,10 @@ _LOCK_TAIL_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_roster_subquery("%(ga
     FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %(game)s FOR UPDATE OF g"""  # noqa: S608
 _ROSTER_SQL = f"""SELECT c.username, {_roster_subquery("%(game)s")}
     FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %(game)s"""  # noqa: S608
+# After a locking statement that waited (its snapshot older than the row it locked): the roster and the log's
+# tail again, in one statement with a snapshot of now (the game row is ours: nothing newer can be committed).
+_ROSTER_TAIL_SQL = f"""SELECT c.username, {_roster_subquery("%(game)s")}, {_TAIL_SUBQUERY}
+    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %(game)s"""  # noqa: S608
 _ROSTERS_SQL = f"""SELECT g.id, c.username, {_roster_subquery("g.id")}
     FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = ANY(%s)"""  # noqa: S608
 
@@ -211,8 +215,19 @@ def lock_game(game_id: int, *, tail_after: int | None = None, credential: int | 
     sql = _LOCK_SQL if tail_after is None else _LOCK_TAIL_SQL
     game, (creator, seats, checked, revision_before_lock) = _fetch_game(sql, game_id, tail_after, credential)
     _note_caller(game, credential, checked)
-    if revision_before_lock == game.revision:  # else the roster read may be stale: read it when needed
+    if revision_before_lock == game.revision:
         game.__dict__["_roster"] = _roster_from(creator, seats)
+    elif tail_after is not None:
+        # The statement waited for the lock (or the seats changed): its roster and tail are as of before the
+        # transaction it waited for. Both again in one statement (without it: the roster, then the events).
+        with prepared_cursor(connection) as cursor:
+            cursor.execute(_ROSTER_TAIL_SQL, _game_params(game_id, tail_after))
+            row = cursor.fetchone()
+        if row is not None:
+            rows = json.loads(row[2]) if isinstance(row[2], str) else row[2]
+            game.__dict__["_roster"] = _roster_from(row[0], row[1])
+            game.__dict__["_tail"] = (tail_after, rows or [])
+    # else the roster read may be stale: :func:`roster` reads it again when needed
     return game
 
 
