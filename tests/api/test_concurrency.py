@@ -231,19 +231,25 @@ def test_a_command_that_waited_for_an_append_reads_its_roster_and_tail_once_more
     seen: dict[str, Any] = {}
     locked = threading.Event()
 
-    def holder() -> None:  # appends a message and moves seat 2, commits after the waiter queued
+    def hold(game: Game, state: Any, viewer: Any) -> dict[str, Any]:  # appended, not committed yet
+        locked.set()
+        time.sleep(0.5)
+        return {}
+
+    def holder() -> None:  # appends a message, commits after the waiter queued
         from games.services.commands import game_command
 
         game_command(
             game_id=table.game_id,
             player=table.apis[1].player,
             command_json={"type": "SendMessage", "text": "while you wait", "to": None},
-            render=lambda game, state, viewer: (locked.set(), time.sleep(0.5), {})[2],
+            render=hold,
         )
 
     def waiter() -> None:
         assert locked.wait(10)
         statecache.clear()  # this process's fold as another process's would be: before the holder's append
+        assert before is not None
         statecache.put(table.game_id, before)
         with transaction.atomic(), CaptureQueriesContext(connection) as statements:
             game = roster.lock_game(table.game_id, tail_after=loading.cached_version(table.game_id))
