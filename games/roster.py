@@ -36,16 +36,23 @@ def _roster_subquery(game: str) -> str:
     FROM games_seat s LEFT JOIN players_player p ON p.id = s.player_id WHERE s.game_id = {game})"""  # noqa: S608 (fixed text)
 
 
+# Who the caller is, as of the statement: the API token ``%(credential)s`` names (NULL: none asked for),
+# its player's username and whether staff, if the token is live (not revoked, its player active); else NULL.
+# A view that authenticates from a per-process cache of tokens (players.auth) checks the token here, in the
+# statement that reads the game anyway, so that a revoked token is refused at once by every process.
+_CREDENTIAL_SUBQUERY = """(SELECT json_build_array(p.username, p.is_staff) FROM players_apitoken t
+    JOIN players_player p ON p.id = t.player_id
+    WHERE t.id = %(credential)s AND t.revoked_at IS NULL AND p.is_active)"""
 # One game's statements name the game by its parameter in every subquery too (``s.game_id = %(game)s``, not
 # ``= g.id``): the same rows, and on Citus (docs/SCALING.md) each statement is router-planned onto the
 # game's shard, which a locking statement must be (a correlated ``= g.id`` would be planned over every shard).
-_READ_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_roster_subquery("%(game)s")}
+_READ_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_roster_subquery("%(game)s")}, {_CREDENTIAL_SUBQUERY}
     FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %(game)s"""  # noqa: S608 (model columns)
 # Locking reads the roster in the same statement, and also the game's revision as of the statement's
 # snapshot: under READ COMMITTED a statement that waited for the lock gets the newest game row but reads
 # the seats as they were when it started. Every seat write bumps the revision under this lock, so when the
 # two revisions differ the roster may be stale and is read again (a second statement, a new snapshot).
-_LOCK_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_roster_subquery("%(game)s")},
+_LOCK_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_roster_subquery("%(game)s")}, {_CREDENTIAL_SUBQUERY},
         (SELECT r.revision FROM games_game r WHERE r.id = %(game)s)
     FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %(game)s FOR UPDATE OF g"""  # noqa: S608
 # The log's tail after a version (the version of the process's cached fold, games.loading): read in the same
@@ -53,21 +60,28 @@ _LOCK_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_roster_subquery("%(game)s"
 # only when it reaches the game's version as read, which a statement that waited for the lock may not).
 _TAIL_SUBQUERY = """(SELECT json_agg(json_build_array(e.seq, e.prev_hash, e.hash, e.data) ORDER BY e.seq)
     FROM games_event e WHERE e.game_id = %(game)s AND e.seq > %(after)s)"""
-_READ_TAIL_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_roster_subquery("%(game)s")}, {_TAIL_SUBQUERY}
+_READ_TAIL_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_roster_subquery("%(game)s")},
+        {_CREDENTIAL_SUBQUERY}, {_TAIL_SUBQUERY}
     FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %(game)s"""  # noqa: S608 (model columns)
 _LOCK_TAIL_SQL = f"""SELECT {_GAME_COLUMNS}, c.username, {_roster_subquery("%(game)s")},
-        (SELECT r.revision FROM games_game r WHERE r.id = %(game)s), {_TAIL_SUBQUERY}
+        {_CREDENTIAL_SUBQUERY}, (SELECT r.revision FROM games_game r WHERE r.id = %(game)s), {_TAIL_SUBQUERY}
     FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %(game)s FOR UPDATE OF g"""  # noqa: S608
 _ROSTER_SQL = f"""SELECT c.username, {_roster_subquery("%(game)s")}
+    FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %(game)s"""  # noqa: S608
+# After a locking statement that waited (its snapshot older than the row it locked): the roster and the log's
+# tail again, in one statement with a snapshot of now (the game row is ours: nothing newer can be committed).
+_ROSTER_TAIL_SQL = f"""SELECT c.username, {_roster_subquery("%(game)s")}, {_TAIL_SUBQUERY}
     FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = %(game)s"""  # noqa: S608
 _ROSTERS_SQL = f"""SELECT g.id, c.username, {_roster_subquery("g.id")}
     FROM games_game g JOIN players_player c ON c.id = g.creator_id WHERE g.id = ANY(%s)"""  # noqa: S608
 
 
-def _game_params(game_id: int, tail_after: int | None = None) -> dict[str, int | None]:
-    """The parameters of a one-game statement: the game (named in every subquery), and the version the
-    log's tail starts after (for the statements that read it)."""
-    return {"game": game_id, "after": tail_after}
+def _game_params(
+    game_id: int, tail_after: int | None = None, credential: int | None = None
+) -> dict[str, int | None]:
+    """The parameters of a one-game statement: the game (named in every subquery), the version the log's
+    tail starts after (for the statements that read it), and the API token to check (the read statements)."""
+    return {"game": game_id, "after": tail_after, "credential": credential}
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,12 +160,14 @@ def forget_roster(game: Game) -> None:
     game.__dict__.pop("_roster", None)
 
 
-def _fetch_game(sql: str, game_id: int, tail_after: int | None = None) -> tuple[Game, Sequence[Any]]:
+def _fetch_game(
+    sql: str, game_id: int, tail_after: int | None = None, credential: int | None = None
+) -> tuple[Game, Sequence[Any]]:
     """Run ``sql`` (the game's columns, then others) for ``game_id``: the game and the other columns (404
     problem if there is no such game). With ``tail_after``, ``sql`` ends with the log's tail after that
     version: it is kept on the game for :func:`games.loading.load_state`."""
     with prepared_cursor(connection) as cursor:
-        cursor.execute(sql, _game_params(game_id, tail_after))
+        cursor.execute(sql, _game_params(game_id, tail_after, credential))
         row = cursor.fetchone()
     if row is None:
         raise Refused(Refusal.NOT_FOUND, "game_not_found", "No such game.")
@@ -166,13 +182,52 @@ def _fetch_game(sql: str, game_id: int, tail_after: int | None = None) -> tuple[
     return game, row[n:-1]
 
 
-def lock_game(game_id: int, *, tail_after: int | None = None) -> Game:
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """The API token asked about in a game's statement (``credential``), as of that statement: ``live``
+    (not revoked, its player active), with its player's username and staff flag when it is."""
+
+    token_id: int
+    live: bool
+    username: str = ""
+    is_staff: bool = False
+
+
+def _note_caller(game: Game, credential: int | None, value: Any) -> None:
+    if credential is None:
+        return
+    if isinstance(value, str):
+        value = json.loads(value)
+    caller = Caller(credential, True, value[0], bool(value[1])) if value else Caller(credential, False)
+    game.__dict__["_caller"] = caller
+
+
+def caller(game: Game) -> Caller | None:
+    """The token checked with the game's read (``credential`` of :func:`get_game` or :func:`lock_game`)."""
+    found: Caller | None = game.__dict__.get("_caller")
+    return found
+
+
+def lock_game(game_id: int, *, tail_after: int | None = None, credential: int | None = None) -> Game:
     """The game row, locked until the end of the current transaction, with its roster (and with
-    ``tail_after``, the log's events after that version, for :func:`games.loading.load_state`)."""
+    ``tail_after``, the log's events after that version, for :func:`games.loading.load_state`; with
+    ``credential``, an API token's id, whether it is live: :func:`caller`)."""
     sql = _LOCK_SQL if tail_after is None else _LOCK_TAIL_SQL
-    game, (creator, seats, revision_before_lock) = _fetch_game(sql, game_id, tail_after)
-    if revision_before_lock == game.revision:  # else the roster read may be stale: read it when needed
+    game, (creator, seats, checked, revision_before_lock) = _fetch_game(sql, game_id, tail_after, credential)
+    _note_caller(game, credential, checked)
+    if revision_before_lock == game.revision:
         game.__dict__["_roster"] = _roster_from(creator, seats)
+    elif tail_after is not None:
+        # The statement waited for the lock (or the seats changed): its roster and tail are as of before the
+        # transaction it waited for. Both again in one statement (without it: the roster, then the events).
+        with prepared_cursor(connection) as cursor:
+            cursor.execute(_ROSTER_TAIL_SQL, _game_params(game_id, tail_after))
+            row = cursor.fetchone()
+        if row is not None:
+            rows = json.loads(row[2]) if isinstance(row[2], str) else row[2]
+            game.__dict__["_roster"] = _roster_from(row[0], row[1])
+            game.__dict__["_tail"] = (tail_after, rows or [])
+    # else the roster read may be stale: :func:`roster` reads it again when needed
     return game
 
 
@@ -186,11 +241,13 @@ def lock_running(game_id: int) -> Game | None:
     return game if game.status == GameStatus.RUNNING else None
 
 
-def get_game(game_id: int, *, tail_after: int | None = None) -> Game:
+def get_game(game_id: int, *, tail_after: int | None = None, credential: int | None = None) -> Game:
     """The game with its roster, read in one statement (with ``tail_after``, the log's events after that
-    version too, for :func:`games.loading.load_state`)."""
+    version too, for :func:`games.loading.load_state`; with ``credential``, an API token's id, whether it
+    is live: :func:`caller`)."""
     sql = _READ_SQL if tail_after is None else _READ_TAIL_SQL
-    game, (creator, seats) = _fetch_game(sql, game_id, tail_after)
+    game, (creator, seats, checked) = _fetch_game(sql, game_id, tail_after, credential)
+    _note_caller(game, credential, checked)
     game.__dict__["_roster"] = _roster_from(creator, seats)
     return game
 

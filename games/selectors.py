@@ -15,7 +15,7 @@ from critters_api.db.base import release_idle_connection
 from games.rules.moves import moves_to_json
 from players.models import Player
 
-from . import store
+from . import statecache, store
 from .audit import public
 from .loading import load_state, ruleset_for
 from .models import Event, Game, GameStatus, Seat
@@ -73,18 +73,48 @@ def viewer_state(game: Game, state: Any, viewer: Viewer) -> dict[str, Any]:
     """What ``viewer`` sees of the game now (the body of state reads and command responses)."""
     rs = ruleset_for(game)
     started = game.version > 0
-    waiting = rs.waiting(state) if started else None
-    terminal = started and rs.is_terminal(state)
     public = game_public(game)
     public["your_seat"] = viewer
+    ruled = _ruled_view(game, rs, state, viewer, started=started)
     return {
         "game": public,
         "version": game.version,
         "public_head": public_head(game),
         "viewer": viewer,
+        "state": ruled["state"],
+        "legal_commands": ruled["legal_commands"],
+        "acting": _with_names(ruled["acting"], viewer, public["players"]),
+        "moves": ruled["moves"],
+        "waiting": ruled["waiting"],
+        "over": ruled["over"],
+        "scores": ruled["scores"],
+    }
+
+
+def _ruled_view(game: Game, rs: Any, state: Any, viewer: Viewer, *, started: bool) -> dict[str, Any]:
+    """The parts of the viewer's state the rules compute from ``state`` alone (the view, the legal commands
+    and moves, who acts, what the game waits on, the scores): the same for every read of one version by one
+    viewer, so they are kept with the process's cached fold (:func:`games.statecache.views_of`) and
+    computed once per version and viewer. Shared between responses: never changed after it is made."""
+    memo = statecache.views_of(game.pk, state)
+    key = (viewer, started)
+    if memo is not None and key in memo:
+        cached: dict[str, Any] = memo[key]
+        return cached
+    waiting = rs.waiting(state) if started else None
+    terminal = started and rs.is_terminal(state)
+    acting_of = getattr(rs, "acting", None)
+    acting = acting_of(state) if started and acting_of is not None else None
+    moves_of = getattr(rs, "moves", None)
+    ruled = {
         "state": rs.view_for(state, viewer),
         "legal_commands": rs.legal_commands(state, viewer) if viewer is not None and started else [],
-        **acting_and_moves(rs, state, viewer, public["players"], started=started),
+        "acting": acting,
+        "moves": (
+            moves_to_json(moves_of(state, viewer))
+            if started and viewer is not None and moves_of is not None and acting is not None
+            else []
+        ),
         "waiting": (
             {
                 "step_no": waiting.step_no,
@@ -99,6 +129,19 @@ def viewer_state(game: Game, state: Any, viewer: Viewer) -> dict[str, Any]:
         "over": terminal,
         "scores": list(rs.scores(state) or []) if terminal else None,
     }
+    if memo is not None:
+        memo[key] = ruled
+    return ruled
+
+
+def _with_names(acting: dict[str, Any] | None, viewer: Viewer, players: list[dict[str, Any]]) -> Any:
+    """``acting`` (as the rules give it, not changed) with each acting seat's player, from the seats as
+    read now (a seat can change hands without a new event in the log), and whether the viewer acts."""
+    if acting is None:
+        return None
+    names = {p["seat"]: p["player"] for p in players}
+    seats = [{**seat, "player": names.get(seat["seat"])} for seat in acting["seats"]]
+    return {**acting, "seats": seats, "you": viewer is not None and any(s["seat"] == viewer for s in seats)}
 
 
 def acting_and_moves(
@@ -108,18 +151,13 @@ def acting_and_moves(
     the rules (issue #24); the moves only for the viewer (the cost of a read stays one seat's)."""
     acting_of = getattr(rs, "acting", None)
     acting = acting_of(state) if started and acting_of is not None else None
-    if acting is not None:
-        names = {p["seat"]: p["player"] for p in players}
-        for seat in acting["seats"]:
-            seat["player"] = names.get(seat["seat"])
-        acting["you"] = viewer is not None and any(s["seat"] == viewer for s in acting["seats"])
     moves_of = getattr(rs, "moves", None)
     moves = (
         moves_to_json(moves_of(state, viewer))
         if started and viewer is not None and moves_of is not None and acting is not None
         else []
     )
-    return {"acting": acting, "moves": moves}
+    return {"acting": _with_names(acting, viewer, players), "moves": moves}
 
 
 def public_head(game: Game) -> dict[str, Any]:

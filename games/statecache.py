@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -25,6 +25,9 @@ class Entry:
     version: int
     head_hash: str
     state: Any
+    # what the rules make of ``state`` for each viewer (``games.selectors.viewer_state``), computed at most
+    # once per entry: pure functions of the state and the viewer, so they hold as long as the state does
+    views: dict[Any, Any] = field(default_factory=dict, compare=False)
 
 
 _entries: OrderedDict[int, Entry] = OrderedDict()
@@ -55,6 +58,14 @@ def put(game_id: int, entry: Entry) -> None:
         _entries.move_to_end(game_id)
         while len(_entries) > limit:
             _entries.popitem(last=False)
+
+
+def views_of(game_id: int, state: Any) -> dict[Any, Any] | None:
+    """The per-viewer memo of the cached entry whose state is ``state`` (the very object); ``None`` when
+    ``state`` is not the game's cached fold (an older one, or the cache is off)."""
+    with _lock:
+        entry = _entries.get(game_id)
+    return entry.views if entry is not None and entry.state is state else None
 
 
 def clear() -> None:

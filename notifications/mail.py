@@ -139,17 +139,19 @@ def next_digest_at(hour: int, zone: str, now: datetime) -> datetime:
 # --------------------------------------------------------------------------------------------------
 # the facts, written with the events (outbox)
 # --------------------------------------------------------------------------------------------------
+SUBSCRIBED_SQL = (
+    "SELECT 1 FROM notifications_mailsettings WHERE mail_enabled AND email <> '' AND player_id = ANY(%s)"
+)
+"""Whether any of the players (the parameter) gets mail: a verified address, mail on."""
+
+
 def _subscribers(player_ids: Sequence[int]) -> dict[int, MailSettings]:
     """The players among ``player_ids`` who get mail (a verified address, mail on): one cheap statement
     first (most players have none), the rows only when some do."""
     if not player_ids:
         return {}
     with prepared_cursor(connection) as cursor:
-        cursor.execute(
-            "SELECT EXISTS (SELECT 1 FROM notifications_mailsettings"
-            " WHERE mail_enabled AND email <> '' AND player_id = ANY(%s))",
-            [list(player_ids)],
-        )
+        cursor.execute(f"SELECT EXISTS ({SUBSCRIBED_SQL})", [list(player_ids)])
         row = cursor.fetchone()
     if not (row and row[0]):
         return {}

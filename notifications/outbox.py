@@ -56,11 +56,12 @@ def _json(value: Any) -> Any:
 def on_events_appended(sender: Any, game: Game, events: Sequence[Event], **kwargs: Any) -> None:
     game_id, version = game.pk, game.version
     transaction.on_commit(lambda: hints.publish(game_id, version))
-    ids = write_outbox(game, events)
+    players = [s.player_id for s in roster(game).seats if s.player_id is not None]
+    endpoints, mailed = _any_listener(players)  # one cheap statement on every append: most have neither
+    ids = write_outbox(game, events) if endpoints else []
     if ids:
         transaction.on_commit(lambda: enqueue(ids))
-    players = [s.player_id for s in roster(game).seats if s.player_id is not None]
-    to_flush = mail.write_notices(game, events, players)
+    to_flush = mail.write_notices(game, events, players) if mailed else []
     if to_flush:
         transaction.on_commit(lambda: mail.enqueue_flush(to_flush))
 
@@ -101,20 +102,26 @@ def _positions(game: Game, rs: Any, state: Any) -> dict[int, int]:
     return out
 
 
-def _any_endpoint(game: Game) -> bool:
-    """Whether a seated player of ``game`` has an enabled endpoint: one cheap statement on every append
-    (most games have none; the full query and the redaction follow only when one does)."""
-    players = [s.player_id for s in roster(game).seats if s.player_id is not None]
+_ENDPOINTS_SQL = "SELECT 1 FROM notifications_webhookendpoint WHERE enabled AND player_id = ANY(%s)"
+_ANY_LISTENER_SQL = f"SELECT EXISTS ({_ENDPOINTS_SQL}), EXISTS ({mail.SUBSCRIBED_SQL})"
+
+
+def _any_listener(players: list[int]) -> tuple[bool, bool]:
+    """Whether any of ``players`` (a game's seated players) has an enabled webhook endpoint, and whether any
+    gets mail: one statement on every append (most games have neither; the full queries and the redaction
+    follow only when one does)."""
     if not players:
-        return False
+        return False, False
     with prepared_cursor(connection) as cursor:
-        cursor.execute(
-            "SELECT EXISTS (SELECT 1 FROM notifications_webhookendpoint"
-            " WHERE enabled AND player_id = ANY(%s))",
-            [players],
-        )
+        cursor.execute(_ANY_LISTENER_SQL, [players, players])
         row = cursor.fetchone()
-    return bool(row and row[0])
+    return (bool(row[0]), bool(row[1])) if row else (False, False)
+
+
+def _any_endpoint(game: Game) -> bool:
+    """Whether a seated player of ``game`` has an enabled endpoint."""
+    players = [s.player_id for s in roster(game).seats if s.player_id is not None]
+    return _any_listener(players)[0]
 
 
 def write_outbox(game: Game, events: Sequence[Event]) -> list[str]:

@@ -3,6 +3,8 @@ or bad credential is a 401 with a Bearer challenge, never a 403)."""
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -71,7 +73,7 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed("Invalid token.") from exc
         if not raw.startswith(TOKEN_PREFIX) or len(raw) > 200 or "\x00" in raw:
             raise exceptions.AuthenticationFailed("Invalid token.")
-        token = find_token(token_digest(raw))
+        token = self.find(token_digest(raw))
         if token is None or not token.player.is_active:
             raise exceptions.AuthenticationFailed("Invalid or revoked token.")
         now = timezone.now()
@@ -80,8 +82,57 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
             token.last_used_at = now
         return token.player, token
 
+    def find(self, digest: str) -> ApiToken | None:
+        """The live token with this digest (:func:`find_token`)."""
+        return find_token(digest)
+
     def authenticate_header(self, request: Request) -> str:
         return f'{self.keyword} realm="api"'
+
+
+TOKEN_CACHE_SECONDS = 60.0
+"""How long a process keeps a token it read for :class:`GameCheckedTokenAuthentication`."""
+TOKEN_CACHE_SIZE = 10_000
+
+_tokens: dict[str, tuple[float, ApiToken]] = {}
+_tokens_lock = threading.Lock()
+
+
+def forget_token(digest: str) -> None:
+    """Drop a token from this process's cache (it was found revoked, or its player inactive)."""
+    with _tokens_lock:
+        _tokens.pop(digest, None)
+
+
+def forget_tokens() -> None:
+    with _tokens_lock:
+        _tokens.clear()
+
+
+class GameCheckedTokenAuthentication(BearerTokenAuthentication):
+    """The bearer token, from a per-process cache of the tokens read in the last ``TOKEN_CACHE_SECONDS``
+    (no statement of its own), for views that check the token again in the statement that reads their game
+    (``credential`` of :func:`games.roster.get_game` and :func:`games.roster.lock_game`, before anything
+    else is decided): a token revoked, or a player deactivated, is refused there at once, by every process,
+    however recently this one cached it. The player's username and staff flag are taken from that statement
+    too. Only the hot per-game views use it (``GameView.token_checked_with_game``); every other view reads
+    the token as :class:`BearerTokenAuthentication` does."""
+
+    def find(self, digest: str) -> ApiToken | None:
+        now = time.monotonic()
+        hit = _tokens.get(digest)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        token = find_token(digest)
+        with _tokens_lock:
+            if token is None or not token.player.is_active:  # refused now, and read again next time
+                _tokens.pop(digest, None)
+                return token
+            if len(_tokens) >= TOKEN_CACHE_SIZE:  # tokens seen once: forget the oldest
+                for stale in list(_tokens)[: TOKEN_CACHE_SIZE // 10]:
+                    _tokens.pop(stale, None)
+            _tokens[digest] = (now + TOKEN_CACHE_SECONDS, token)
+        return token
 
 
 class BearerTokenScheme(OpenApiAuthenticationExtension):

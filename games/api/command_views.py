@@ -30,6 +30,7 @@ class CommandView(GameView):
     # and reads the game with its roster (one statement), answers a caller who may not know of it as for a
     # missing id, and only then calls :meth:`parse` (the Idempotency-Key's form, then the body).
     access_checked_by_handler = True
+    token_checked_with_game = ("POST",)  # the command service locks the game with the token checked
     command_type: str = ""
     input_class: type[StrictSerializer] = StrictSerializer
     # where rulesets give this command name different shapes: each ruleset's serializer (the game's is used)
@@ -52,6 +53,8 @@ class CommandView(GameView):
         result = game_command(
             game_id=game_id,
             player=_player(request),
+            credential=self.credential(request),
+            check_caller=lambda game: self.check_caller(request, game),
             parse=lambda game: self.parse(request, game),
             idempotency_key=request.headers.get("Idempotency-Key"),
             if_match=request.headers.get("If-Match"),

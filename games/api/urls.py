@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 from . import audit_views, seat_views, views
 from .command_views import COMMAND_VIEWS
@@ -34,8 +34,9 @@ urlpatterns = [
     path("games/<int:game_id>/states/<int:seq>", audit_views.StateAtView.as_view(), name="game-state-at"),
     path("games/<int:game_id>/states", audit_views.StatesView.as_view(), name="game-states"),
     path("games/<int:game_id>/chart", audit_views.ChartView.as_view(), name="game-chart"),
-    *[
-        path(f"games/<int:game_id>/commands/{name}", view.as_view(), name=f"game-command-{name}")
-        for name, view in COMMAND_VIEWS
-    ],
+    # the commands under one prefix: a request is matched against it once, not against each command's path
+    path(
+        "games/<int:game_id>/commands/",
+        include([path(name, view.as_view(), name=f"game-command-{name}") for name, view in COMMAND_VIEWS]),
+    ),
 ]

@@ -10,7 +10,7 @@ from django.db.models import Count, F, Q, QuerySet
 from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import serializers
+from rest_framework import exceptions, serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.pagination import CursorPagination
 from rest_framework.permissions import IsAuthenticated
@@ -18,10 +18,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from critters_api import throttling
 from critters_api.problems import Problem
 from games import deadlines, loading, roster, selectors
 from games.models import Game, GameStatus, Seat
 from games.services import commands, lobby
+from players.auth import BearerTokenAuthentication, GameCheckedTokenAuthentication, forget_token
 from players.models import ApiToken, Player
 
 from . import examples
@@ -212,6 +214,51 @@ class GameView(APIView):
     permission_classes = [IsAuthenticated]
     access_checked_by_handler = False
     known_game: Game | None = None  # the game ``initial`` read, when it checked access itself
+    # The methods whose handler reads the game with the caller's token checked in the same statement
+    # (:meth:`game_and_viewer`, the command service): their bearer tokens come from the process's cache
+    # (players.auth.GameCheckedTokenAuthentication), one statement less per request. Any other method
+    # (OPTIONS, say) authenticates with a statement of its own, as every other view does.
+    token_checked_with_game: tuple[str, ...] = ()
+
+    def get_authenticators(self) -> list[Any]:
+        authenticators = super().get_authenticators()
+        if not self._checks_token():
+            return authenticators
+        return [
+            GameCheckedTokenAuthentication() if type(a) is BearerTokenAuthentication else a
+            for a in authenticators
+        ]
+
+    def _checks_token(self) -> bool:
+        if getattr(self, "swagger_fake_view", False):  # the schema documents the scheme, one class
+            return False
+        request = getattr(self, "request", None)  # Django's request (View.setup), before DRF wraps it
+        return request is not None and request.method in self.token_checked_with_game
+
+    def credential(self, request: Request) -> int | None:
+        """The API token to check in the statement that reads the game (``None``: nothing to check, the
+        request was authenticated by a statement of its own)."""
+        auth = request.auth
+        return (
+            auth.pk if isinstance(auth, ApiToken) and request.method in self.token_checked_with_game else None
+        )
+
+    def check_caller(self, request: Request, game: Game) -> None:
+        """The caller's token as of ``game``'s read (:meth:`credential`): refused as authentication refuses
+        it (401 ``authentication_failed``, counted as a failed authentication) when it was revoked or its
+        player deactivated; else the player's username and staff flag as read now."""
+        found = roster.caller(game)
+        if found is None:
+            return
+        auth = request.auth
+        assert isinstance(auth, ApiToken)
+        assert auth.pk == found.token_id
+        if not found.live:
+            forget_token(auth.digest)
+            throttling.authentication_failed(request)
+            raise exceptions.AuthenticationFailed("Invalid or revoked token.")
+        player = _player(request)
+        player.username, player.is_staff = found.username, found.is_staff
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)  # authentication, permissions, throttling
@@ -224,10 +271,13 @@ class GameView(APIView):
             self.known_game = game  # the caller may know of it (read before any handler ran)
 
     def game_and_viewer(self, request: Request, game_id: int) -> tuple[Game, int | None]:
-        game = roster.get_game(game_id, tail_after=loading.cached_version(game_id))
+        credential = self.credential(request)
+        game = roster.get_game(game_id, tail_after=loading.cached_version(game_id), credential=credential)
+        self.check_caller(request, game)
         if deadlines.is_due(game):  # a passed deadline is applied before anyone reads the game
             deadlines.apply_due(game_id)
-            game = roster.get_game(game_id, tail_after=loading.cached_version(game_id))
+            game = roster.get_game(game_id, tail_after=loading.cached_version(game_id), credential=credential)
+            self.check_caller(request, game)
         viewer = roster.viewer_for(game, _player(request))
         return game, viewer
 
@@ -452,6 +502,7 @@ class CancelView(LobbyActionView):
 # --------------------------------------------------------------------------------------------------
 class StateView(GameView):
     access_checked_by_handler = True  # game_and_viewer
+    token_checked_with_game = ("GET", "HEAD")  # game_and_viewer
 
     @extend_schema(
         operation_id="games_state_retrieve",

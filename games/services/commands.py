@@ -86,6 +86,8 @@ def game_command(
     idempotency_key: str | None = None,
     if_match: str | None = None,
     render: Callable[[Game, Any, Viewer], dict[str, Any]] | None = None,
+    credential: int | None = None,
+    check_caller: Callable[[Game], None] | None = None,
 ) -> CommandResponse:
     """Apply one player command (``{"type": ..., ...fields}``) for the caller's seat.
 
@@ -99,7 +101,9 @@ def game_command(
     Rule errors come back as a problem response (and are stored under the idempotency key like successes);
     precondition and access errors raise :class:`games.errors.Refused` (nothing stored). ``render`` builds
     the success body from the game, the new state and the viewer (default:
-    :func:`games.selectors.viewer_state`)."""
+    :func:`games.selectors.viewer_state`). ``credential`` (an API token's id) is checked in the statement
+    that locks the game, and ``check_caller(game)`` judges it (:func:`games.roster.caller`) before anything
+    else, the access to the game included."""
     make_body = render or viewer_state
     with transaction.atomic():
         if idempotency_key is not None and not _try_key_lock(player.pk, game_id, idempotency_key):
@@ -108,7 +112,9 @@ def game_command(
                 "idempotency_key_in_use",
                 "A request with this Idempotency-Key is still being processed.",
             )
-        game = lock_game(game_id, tail_after=cached_version(game_id))
+        game = lock_game(game_id, tail_after=cached_version(game_id), credential=credential)
+        if check_caller is not None:
+            check_caller(game)
         if not may_know_of(game, player):
             raise Refused(Refusal.NOT_FOUND, "game_not_found", "No such game.")
         if parse is not None:

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
-from games import loading, roster, store
+from games import loading, roster, statecache, store
 from games.models import Event, Game, Seat
 from games.rules.registry import get_ruleset
 from tests.conftest import Api, Table, make_api, start_table
@@ -207,3 +208,65 @@ def test_a_command_that_waited_for_the_lock_sees_the_seats_as_they_are_now(trans
     run_threads([holder, waiter])
     assert seen["seat"].player_id == newcomer.player.pk
     assert roster.seat_of(roster.get_game(table.game_id), newcomer.player) is not None
+
+
+def test_a_command_that_waited_for_an_append_reads_its_roster_and_tail_once_more(
+    transactional_db: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A locking statement that waited for another command's append (the usual case when players of one game
+    send at once) has a roster and a log tail as of before that append: both are read again in one statement
+    (not the roster, then the events: two), and the fold continued from it equals a full replay."""
+    table = start_table(4)
+    assert table.apis[0].command(table.game_id, "send-message", {"text": "first"}).status_code == 200
+    newcomer = make_api()
+    seated = Seat.objects.get(game_id=table.game_id, position=2)
+    separate_reads: list[int] = []
+    real = loading._event_rows
+
+    def counted(game: Game, after: int) -> list[tuple[int, str, str, object]]:
+        separate_reads.append(after)
+        return real(game, after)
+
+    monkeypatch.setattr(loading, "_event_rows", counted)
+    seen: dict[str, Any] = {}
+    locked = threading.Event()
+
+    def hold(game: Game, state: Any, viewer: Any) -> dict[str, Any]:  # appended, not committed yet
+        locked.set()
+        time.sleep(0.5)
+        return {}
+
+    def holder() -> None:  # appends a message, commits after the waiter queued
+        from games.services.commands import game_command
+
+        game_command(
+            game_id=table.game_id,
+            player=table.apis[1].player,
+            command_json={"type": "SendMessage", "text": "while you wait", "to": None},
+            render=hold,
+        )
+
+    def waiter() -> None:
+        assert locked.wait(10)
+        statecache.clear()  # this process's fold as another process's would be: before the holder's append
+        assert before is not None
+        statecache.put(table.game_id, before)
+        with transaction.atomic(), CaptureQueriesContext(connection) as statements:
+            game = roster.lock_game(table.game_id, tail_after=loading.cached_version(table.game_id))
+            seen["state"] = loading.load_state(game)
+            seen["version"] = game.version
+            seen["players"] = [s.player_id for s in roster.roster(game).seats]
+            seen["statements"] = len(statements.captured_queries)
+
+    with transaction.atomic():
+        Seat.objects.filter(pk=seated.pk).update(player=newcomer.player, uid=f"p{newcomer.player.pk}")
+        Game.objects.filter(pk=table.game_id).update(revision=Game.objects.get(pk=table.game_id).revision + 1)
+    before = statecache.get(table.game_id)
+    assert before is not None
+    run_threads([holder, waiter])
+    game = Game.objects.get(pk=table.game_id)
+    assert seen["version"] == game.version == before.version + 1
+    assert seen["state"] == loading.full_replay(game)
+    assert newcomer.player.pk in seen["players"]
+    assert separate_reads == []  # the tail came with the roster, not from a read of its own
+    assert seen["statements"] == 2  # the lock, then the roster and the tail together
