@@ -39,7 +39,8 @@ def game_routes() -> list[tuple[str, Any]]:
         for p in patterns:
             if isinstance(p, URLResolver):
                 walk(p.url_patterns, prefix + str(p.pattern))
-            elif isinstance(p, URLPattern) and "game_id" in p.pattern.converters:
+            elif isinstance(p, URLPattern) and "<int:game_id>" in prefix + str(p.pattern):
+                # the game's id may sit in an including prefix (the commands are under one)
                 found.append((prefix + str(p.pattern), p.callback))
 
     walk(get_resolver().url_patterns, "")

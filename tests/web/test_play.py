@@ -35,7 +35,9 @@ GAMES: dict[str, dict[str, Any]] = {
             "deadlines.give": "120",
             "deadlines.choose": "120",
             "deadlines.pick": "120",
-            "deadlines.aim": "0",
+            # LT2.5's window: a bot Bagman waits for the people to pass before each give (with no window, two
+            # sensible bots dealt and fought the whole game out before the page's pause step)
+            "deadlines.aim": "120",
         },
     },
     "were_cats": {
