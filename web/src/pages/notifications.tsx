@@ -66,6 +66,31 @@ const LABELS: Record<string, string> = {
   kind: "Chat app",
 };
 
+/** A checkbox per value, in the order of ``words`` (its labels): the chosen ones as a set. */
+function Checks<T extends string>({ name, words, chosen, onChange }: { name: string; words: Record<T, string>; chosen: Set<T>; onChange: (next: Set<T>) => void }) {
+  return (
+    <>
+      {(Object.keys(words) as T[]).map((value) => (
+        <label class="check block" key={value}>
+          <input
+            type="checkbox"
+            name={name}
+            value={value}
+            checked={chosen.has(value)}
+            onChange={(e) => {
+              const next = new Set(chosen);
+              if ((e.currentTarget as HTMLInputElement).checked) next.add(value);
+              else next.delete(value);
+              onChange(next);
+            }}
+          />
+          {words[value]}
+        </label>
+      ))}
+    </>
+  );
+}
+
 function browserZone(): string {
   try {
     return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
@@ -304,24 +329,15 @@ function MailPanel({ settings, onSaved }: { settings: Settings; onSaved: (s: Set
         )}
         <fieldset disabled={!enabled}>
           <legend>Mail me when…</legend>
-          {KIND_ORDER.map((k) => (
-            <label class="check block" key={k}>
-              <input
-                type="checkbox"
-                name="kinds"
-                value={k}
-                checked={kinds.has(k)}
-                onChange={(e) => {
-                  const next = new Set(kinds);
-                  if ((e.currentTarget as HTMLInputElement).checked) next.add(k);
-                  else next.delete(k);
-                  setKinds(next);
-                  touched();
-                }}
-              />
-              {KIND_WORDS[k]}
-            </label>
-          ))}
+          <Checks
+            name="kinds"
+            words={KIND_WORDS}
+            chosen={kinds}
+            onChange={(next) => {
+              setKinds(next);
+              touched();
+            }}
+          />
         </fieldset>
         <fieldset disabled={!enabled}>
           <legend>How often</legend>
@@ -558,23 +574,7 @@ function ChatPanel({ hooks, onChanged }: { hooks: Webhook[]; onChanged: () => Pr
         />
         <fieldset>
           <legend>Post a message when…</legend>
-          {HOOK_EVENT_ORDER.map((x) => (
-            <label class="check block" key={x}>
-              <input
-                type="checkbox"
-                name="events"
-                value={x}
-                checked={events.has(x)}
-                onChange={(e) => {
-                  const next = new Set(events);
-                  if ((e.currentTarget as HTMLInputElement).checked) next.add(x);
-                  else next.delete(x);
-                  setEvents(next);
-                }}
-              />
-              {HOOK_EVENT_WORDS[x]}
-            </label>
-          ))}
+          <Checks name="events" words={HOOK_EVENT_WORDS} chosen={events} onChange={setEvents} />
         </fieldset>
         <button type="submit" disabled={busy}>
           Connect this room
